@@ -1,0 +1,196 @@
+"""clipkit.curvature against closed forms and finite differences."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clipkit import curvature as cv
+
+F64 = torch.float64
+
+
+def _central_differences(f, x, h=1e-4):
+    """f' and f'' by central differences, in float64 (error O(h^2))."""
+    slope = (f(x + h) - f(x - h)) / (2 * h)
+    curv = (f(x + h) - 2 * f(x) + f(x - h)) / (h * h)
+    return slope, curv
+
+
+# --- the exponential -----------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    a=st.floats(0.2, 5.0) | st.floats(-5.0, -0.2),
+    x=st.lists(st.floats(-3.0, 3.0), min_size=1, max_size=8),
+)
+def test_exponential_ratio_is_one_over_a_at_every_x(a, x):
+    xs = torch.tensor(x, dtype=F64)
+    by_autograd = cv.slope_curvature_ratio(lambda t: cv.exponential(t, a), xs)
+    torch.testing.assert_close(by_autograd, torch.full_like(xs, 1.0 / a), rtol=1e-12, atol=0)
+    torch.testing.assert_close(cv.exponential_ratio(xs, a), by_autograd, rtol=1e-12, atol=0)
+
+
+def test_exponential_closed_form_matches_autograd():
+    xs = torch.linspace(-4, 2, 13, dtype=F64)
+    for a in (0.5, 1.0, 3.0, -2.0):
+        f, s, c = cv.exponential_derivatives(xs, a)
+        s_ag, c_ag = cv.slope_and_curvature(lambda t, a=a: cv.exponential(t, a), xs)
+        torch.testing.assert_close(f, torch.exp(a * xs))
+        torch.testing.assert_close(s, s_ag)
+        torch.testing.assert_close(c, c_ag)
+        torch.testing.assert_close(c, a * s)  # f'' = a f'
+
+
+def test_slope_and_curvature_vanish_together_but_the_ratio_stays():
+    # Martens and Sutskever's point, on exp(2x): both derivatives fall by e^{-2} per unit x
+    xs = torch.tensor([0.0, -5.0, -10.0], dtype=F64)
+    _, s, c = cv.exponential_derivatives(xs, 2.0)
+    assert s[-1] < 1e-8 and c[-1] < 1e-8
+    torch.testing.assert_close(s / c, torch.full_like(xs, 0.5))
+
+
+def test_newton_step_on_the_exponential_has_length_one_over_a_everywhere():
+    xs = torch.linspace(-6, 2, 9, dtype=F64)
+    for a in (0.5, 2.0, -1.5):
+        step = cv.newton_step_1d(lambda t, a=a: cv.exponential(t, a), xs) - xs
+        torch.testing.assert_close(step, torch.full_like(xs, -1.0 / a))
+
+
+def test_exponential_ratio_broadcasts_a_tensor_of_steepnesses():
+    a = torch.tensor([[1.0], [4.0]], dtype=F64)
+    out = cv.exponential_ratio(torch.zeros(3, dtype=F64), a)
+    assert out.shape == (2, 3)
+    torch.testing.assert_close(out[1], torch.full((3,), 0.25, dtype=F64))
+
+
+# --- autograd derivatives against finite differences ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "f",
+    [torch.sin, lambda t: torch.log1p(t**20), lambda t: t**3 - 2 * t, torch.tanh],
+    ids=["sin", "cliff", "cubic", "tanh"],
+)
+def test_slope_and_curvature_match_central_differences(f):
+    xs = torch.linspace(-1.1, 1.1, 23, dtype=F64)
+    s, c = cv.slope_and_curvature(f, xs)
+    s_fd, c_fd = _central_differences(f, xs)
+    torch.testing.assert_close(s, s_fd, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(c, c_fd, rtol=1e-4, atol=1e-4)
+
+
+def test_affine_function_has_zero_curvature_and_infinite_ratio():
+    xs = torch.tensor([-1.0, 2.0])
+    s, c = cv.slope_and_curvature(lambda t: 3 * t + 1, xs)
+    assert s.tolist() == [3.0, 3.0] and c.tolist() == [0.0, 0.0]
+    assert torch.isinf(cv.slope_curvature_ratio(lambda t: 3 * t + 1, xs)).all()
+
+
+def test_results_carry_no_graph_and_work_under_no_grad():
+    xs = torch.linspace(-1, 1, 5, requires_grad=True)
+    with torch.no_grad():
+        s, c = cv.slope_and_curvature(torch.sin, xs)
+        g, h = cv.gradient_and_hessian(cv.saddle_loss, torch.ones(3, 2))
+    for t in (s, c, g, h):
+        assert not t.requires_grad
+    torch.testing.assert_close(c, -torch.sin(xs.detach()))
+
+
+def test_hessian_matches_finite_differences_of_the_gradient():
+    def bowl(p):  # a non-quadratic surface with a mixed term
+        x, y = p[..., 0], p[..., 1]
+        return torch.sin(x) * y**2 + torch.exp(0.3 * x * y)
+
+    p = torch.tensor([[0.4, -0.7], [1.2, 0.5], [-0.3, 0.9]], dtype=F64)
+    _, h = cv.gradient_and_hessian(bowl, p)
+    eps = 1e-5
+    for j in range(2):
+        e = torch.zeros(2, dtype=F64)
+        e[j] = eps
+        g_plus, _ = cv.gradient_and_hessian(bowl, p + e)
+        g_minus, _ = cv.gradient_and_hessian(bowl, p - e)
+        torch.testing.assert_close(
+            h[..., :, j], (g_plus - g_minus) / (2 * eps), rtol=1e-6, atol=1e-7
+        )
+    torch.testing.assert_close(h, h.transpose(-1, -2))
+
+
+# --- Newton steps --------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    centre=st.floats(-5, 5),
+    scale=st.floats(0.1, 10),
+    x=st.lists(st.floats(-10, 10), min_size=1, max_size=6),
+)
+def test_newton_1d_lands_on_the_minimum_of_a_quadratic_in_one_step(centre, scale, x):
+    xs = torch.tensor(x, dtype=F64)
+    landed = cv.newton_step_1d(lambda t: scale * (t - centre) ** 2 + 1.0, xs)
+    torch.testing.assert_close(landed, torch.full_like(xs, centre), rtol=0, atol=1e-9)
+
+
+def test_newton_2d_lands_on_the_minimum_of_any_positive_definite_quadratic():
+    gen = torch.Generator().manual_seed(0)
+    m = torch.randn(2, 2, generator=gen, dtype=F64)
+    a = m @ m.T + 0.5 * torch.eye(2, dtype=F64)
+    centre = torch.tensor([1.5, -0.5], dtype=F64)
+
+    def quad(p):
+        d = p - centre
+        return 0.5 * torch.einsum("...i,ij,...j->...", d, a, d)
+
+    starts = torch.randn(7, 2, generator=gen, dtype=F64) * 4
+    torch.testing.assert_close(cv.newton_step(quad, starts), centre.expand(7, 2))
+
+
+def test_newton_2d_solves_the_ravine_in_one_step_whatever_kappa():
+    starts = torch.tensor([[-4.0, 1.0], [3.0, -0.2]], dtype=F64)
+    for kappa in (1.0, 50.0, 1e4):
+        landed = cv.newton_step(lambda p, k=kappa: cv.ravine_loss(p, k), starts)
+        torch.testing.assert_close(landed, torch.zeros_like(starts))
+
+
+def test_saddle_newton_jumps_to_the_saddle_point():
+    gen = torch.Generator().manual_seed(1)
+    starts = torch.randn(5, 4, 2, generator=gen, dtype=F64)  # a batch of shape (5, 4)
+    landed = cv.newton_step(cv.saddle_loss, starts)
+    assert landed.shape == starts.shape
+    torch.testing.assert_close(landed, torch.zeros_like(starts))
+    g, h = cv.gradient_and_hessian(cv.saddle_loss, landed)
+    torch.testing.assert_close(g, torch.zeros_like(g))
+    assert (torch.linalg.eigvalsh(h)[..., 0] < 0).all()  # it is a saddle, not a minimum
+
+
+def test_saddle_gradient_descent_moves_away_along_y():
+    lr, p = 0.1, torch.tensor([0.8, 0.05], dtype=F64)
+    dist = [p.norm().item()]
+    for k in range(1, 31):
+        p = cv.gradient_step(cv.saddle_loss, p, lr)
+        assert p[0].item() == pytest.approx(0.8 * (1 - 2 * lr) ** k)
+        assert p[1].item() == pytest.approx(0.05 * (1 + 2 * lr) ** k)
+        dist.append(p.norm().item())
+    assert dist[-1] > 10 * dist[0]  # and it never stops: the loss falls without bound
+    assert cv.saddle_loss(p).item() < cv.saddle_loss(torch.tensor([0.8, 0.05])).item()
+
+
+def test_saddle_gradient_descent_from_exactly_y_zero_converges_to_the_saddle():
+    # the one line from which descent does reach the saddle: measure zero, but it exists
+    p = torch.tensor([1.0, 0.0], dtype=F64)
+    for _ in range(100):
+        p = cv.gradient_step(cv.saddle_loss, p, 0.1)
+    assert p.norm().item() < 1e-9
+
+
+def test_singular_hessian_raises():
+    with pytest.raises(torch.linalg.LinAlgError):
+        cv.newton_step(lambda p: p[..., 0] ** 2 + p[..., 1], torch.ones(2))
+
+
+def test_ravine_hessian_is_diag_one_kappa():
+    _, h = cv.gradient_and_hessian(lambda p: cv.ravine_loss(p, 30.0), torch.zeros(2, dtype=F64))
+    torch.testing.assert_close(h, torch.diag(torch.tensor([1.0, 30.0], dtype=F64)))
