@@ -30,3 +30,31 @@ def one_weight_cliff_grad(w: torch.Tensor, exponent: int = CLIFF_EXPONENT) -> to
     2.41
     """
     return exponent * w ** (exponent - 1) / (1 + w**exponent)
+
+
+def power_growth(radius: float | torch.Tensor, steps: int) -> torch.Tensor:
+    """``radius**t`` for t = 0, 1, ..., steps: how a direction with that eigenvalue scales.
+
+    A recurrent net multiplies its state by the same matrix once per time step, so the part of
+    the state along an eigenvector with eigenvalue ``radius`` is scaled by ``radius**t`` after
+    ``t`` steps: it explodes for ``radius > 1`` and fades for ``radius < 1``. A tensor
+    ``radius`` of shape ``(...)`` gives ``(..., steps + 1)``; a number is taken in float64.
+
+    >>> round(power_growth(1.1, 50)[-1].item(), 1)
+    117.4
+    """
+    r = torch.as_tensor(radius, dtype=torch.float64 if not torch.is_tensor(radius) else None)
+    t = torch.arange(steps + 1, dtype=r.dtype, device=r.device)
+    return r.unsqueeze(-1) ** t
+
+
+def one_weight_cliff_step(
+    w: torch.Tensor, lr: float | torch.Tensor, exponent: int = CLIFF_EXPONENT
+) -> torch.Tensor:
+    """One plain gradient-descent step on the one-weight cliff: w - lr * dL/dw.
+
+    >>> w = torch.tensor([0.90, 1.05], dtype=torch.float64)
+    >>> [round(x, 2) for x in one_weight_cliff_step(w, 0.1).tolist()]
+    [0.66, -0.33]
+    """
+    return w - lr * one_weight_cliff_grad(w, exponent)
