@@ -188,3 +188,33 @@ def ravine_loss(p: torch.Tensor, kappa: float = RAVINE_KAPPA) -> torch.Tensor:
     [2.0, 5.0]
     """
     return 0.5 * (p[..., 0] ** 2 + kappa * p[..., 1] ** 2)
+
+
+# --- how large a step momentum tolerates ---------------------------------------------------
+
+
+def stable_step_limit(
+    curvature: float | torch.Tensor, momentum: float | torch.Tensor = 0.0, nesterov: bool = False
+) -> torch.Tensor:
+    """The largest step size eps for which descent on a quadratic of this curvature h settles.
+
+    On f(x) = h x^2 / 2, with the update of :func:`clipkit.descent.descend`, the iterates obey
+    a two-term recurrence; its roots stay inside the unit circle exactly when
+
+        plain (mu = 0):   eps h < 2
+        heavy ball:       eps h < 2 (1 + mu)
+        Nesterov:         eps h < 2 (1 + mu) / (1 + 2 mu)
+
+    so heavy-ball momentum widens the range of safe steps and Nesterov momentum narrows it.
+    In a ravine the largest curvature (kappa across the valley) sets the limit.
+
+    >>> plain, nesterov = stable_step_limit(50.0), stable_step_limit(50.0, 0.9, nesterov=True)
+    >>> round(plain.item(), 4), round(nesterov.item(), 4)
+    (0.04, 0.0271)
+    """
+    h = torch.as_tensor(curvature, dtype=torch.get_default_dtype())
+    mu = torch.as_tensor(momentum, dtype=h.dtype, device=h.device)
+    # Jury's test on z^2 - c(1 + mu) z + c mu (Nesterov, c = 1 - eps h) or on
+    # z^2 - (1 + mu - eps h) z + mu (heavy ball); the binding condition is at z = -1.
+    factor = 2 * (1 + mu) / (1 + 2 * mu) if nesterov else 2 * (1 + mu)
+    return factor / h
