@@ -194,3 +194,28 @@ def test_singular_hessian_raises():
 def test_ravine_hessian_is_diag_one_kappa():
     _, h = cv.gradient_and_hessian(lambda p: cv.ravine_loss(p, 30.0), torch.zeros(2, dtype=F64))
     torch.testing.assert_close(h, torch.diag(torch.tensor([1.0, 30.0], dtype=F64)))
+
+
+# --- the stable step limit, against runs of clipkit.descent --------------------------------
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+@pytest.mark.parametrize("mu", [0.0, 0.5, 0.9])
+def test_stable_step_limit_separates_settling_from_blowing_up(mu, nesterov):
+    from clipkit.descent import descend
+
+    h = 50.0
+    limit = cv.stable_step_limit(h, mu, nesterov).item()
+    steps = torch.tensor([0.97 * limit, 1.03 * limit], dtype=F64)
+    run = descend(
+        lambda p: h * p, torch.tensor([1.0], dtype=F64), steps, 2000, momentum=mu, nesterov=nesterov
+    )
+    final = run.final[..., 0].abs()
+    assert final[0] < 1e-6  # just below the limit: it settles
+    assert final[1] > 1.0 or bool(run.diverged[1])  # just above: it blows up
+
+
+def test_nesterov_narrows_and_heavy_ball_widens_the_stable_range():
+    plain = cv.stable_step_limit(50.0).item()
+    assert cv.stable_step_limit(50.0, 0.9, nesterov=True).item() < plain
+    assert cv.stable_step_limit(50.0, 0.9, nesterov=False).item() > plain
