@@ -219,3 +219,44 @@ def test_nesterov_narrows_and_heavy_ball_widens_the_stable_range():
     plain = cv.stable_step_limit(50.0).item()
     assert cv.stable_step_limit(50.0, 0.9, nesterov=True).item() < plain
     assert cv.stable_step_limit(50.0, 0.9, nesterov=False).item() > plain
+
+
+# --- the ravine race -----------------------------------------------------------------------
+
+
+def test_steps_to_settle_counts_only_for_good():
+    losses = torch.tensor(
+        [
+            [1e-4, 1e-4, 1e-4],  # below from the start
+            [5.0, 1e-4, 2.0],  # dips, then rises: not settled
+            [5.0, 2.0, 1e-4],  # settles at the last step
+            [5.0, 2.0, 3.0],  # never below
+        ]
+    )
+    assert cv.steps_to_settle(losses).tolist() == [0, -1, 2, -1]
+    assert cv.steps_to_settle(torch.tensor([3.0, 0.5]), target=1.0).item() == 1
+
+
+def test_ravine_race_rows_are_plain_descent_and_nesterov():
+    from clipkit.descent import descend, gradient_of
+
+    start = torch.tensor(cv.RAVINE_START, dtype=F64)
+    run, losses = cv.ravine_race(0.02, 0.9, 60, start=start)
+    grad = gradient_of(cv.ravine_loss)
+    plain = descend(grad, start, 0.02, 60)
+    nesterov = descend(grad, start, 0.02, 60, momentum=0.9, nesterov=True)
+    torch.testing.assert_close(run.path[0], plain.path)
+    torch.testing.assert_close(run.path[1], nesterov.path)
+    torch.testing.assert_close(losses, cv.ravine_loss(run.path))
+
+
+def test_ravine_race_sweeps_step_sizes_and_momenta_in_one_call():
+    start = torch.tensor(cv.RAVINE_START, dtype=F64)
+    lrs = torch.tensor([0.01, 0.02, 0.03], dtype=F64)[:, None]
+    mus = torch.tensor([0.5, 0.9], dtype=F64)
+    run, losses = cv.ravine_race(lrs, mus, 40, start=start)
+    assert losses.shape == (3, 2, 2, 41)
+    # the plain row does not depend on the momentum
+    torch.testing.assert_close(losses[:, 0, 0], losses[:, 1, 0])
+    _, single = cv.ravine_race(0.02, 0.9, 40, start=start)
+    torch.testing.assert_close(losses[1, 1], single)
