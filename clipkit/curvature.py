@@ -160,6 +160,17 @@ def gradient_step(f: Function, p: torch.Tensor, lr: float | torch.Tensor) -> tor
     return p - lr * grad
 
 
+def hessian_bytes(n_params: int, bytes_per_entry: int = 4) -> int:
+    """Memory for a dense n x n Hessian: n^2 entries (float32 by default), before any solve.
+
+    A solve with it costs another order n^3 operations, which is why full Newton stays a toy.
+
+    >>> hessian_bytes(10**6) // 10**12  # a million parameters: 4 terabytes
+    4
+    """
+    return int(n_params) ** 2 * int(bytes_per_entry)
+
+
 # --- two test surfaces ---------------------------------------------------------------------
 
 

@@ -260,3 +260,8 @@ def test_ravine_race_sweeps_step_sizes_and_momenta_in_one_call():
     torch.testing.assert_close(losses[:, 0, 0], losses[:, 1, 0])
     _, single = cv.ravine_race(0.02, 0.9, 40, start=start)
     torch.testing.assert_close(losses[1, 1], single)
+
+
+def test_hessian_bytes_is_n_squared_entries():
+    assert cv.hessian_bytes(3) == 36
+    assert cv.hessian_bytes(10**6, bytes_per_entry=8) == 8 * 10**12
