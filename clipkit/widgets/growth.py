@@ -61,7 +61,9 @@ class PowerGrowthDemo(Demo):
     def draw(self, state):
         ts = np.arange(state["steps"] + 1)
         self._curve.set_data(ts, self._ys)
-        self._curve.set_color(plots.COLORS["grow" if state["radius"] > 1 else "fade"])
+        r = state["radius"]
+        role = "grow" if r > 1 else "fade" if r < 1 else "reference"
+        self._curve.set_color(plots.COLORS[role])
         end = float(np.clip(state["factor"], *Y_RANGE))
         self._end.set_data([state["steps"]], [end])
         self._end_text.set_position((min(state["steps"], MAX_STEPS - 25) + 1, end))
