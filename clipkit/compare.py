@@ -85,9 +85,9 @@ def _fold(x: torch.Tensor, half_width: float) -> torch.Tensor:
 def wandering_gradient(
     n_frames: int = 240,
     *,
-    step: float = 0.12,
+    step: float = 0.25,
     box: float = 3.0,
-    start: tuple[float, float] = (1.5, 0.5),
+    start: tuple[float, float] = (0.5, -0.5),
     generator: torch.Generator | None = None,
     device: torch.device | str | None = None,
     dtype: torch.dtype = torch.float32,
@@ -101,7 +101,7 @@ def wandering_gradient(
 
     >>> path = wandering_gradient(100, generator=torch.Generator().manual_seed(1))
     >>> path.shape, path[0].tolist(), bool(path.abs().max() <= 3.0)
-    (torch.Size([100, 2]), [1.5, 0.5], True)
+    (torch.Size([100, 2]), [0.5, -0.5], True)
     """
     device = torch.device("cpu") if device is None else torch.device(device)
     if generator is None:

@@ -8,8 +8,11 @@ bench reports the median; the bar is 100 ms on the CPU. Append a line for every 
 from __future__ import annotations
 
 from clipkit.widgets.cliff_step import CliffStepDemo
+from clipkit.widgets.drift import DIMS, THRESHOLDS, SignDriftDemo
 from clipkit.widgets.growth import PowerGrowthDemo
 from clipkit.widgets.one_weight import OneWeightCliffDemo
+from clipkit.widgets.two_entry import TwoEntryClipDemo
+from clipkit.widgets.wander import WanderingGradientDemo
 
 
 def _sweep(name: str, lo: float, hi: float, n: int = 25) -> list[dict]:
@@ -22,4 +25,14 @@ DEMOS = [
     ("01 one-weight cliff: w", OneWeightCliffDemo, _sweep("w", 0.0, 1.2)),
     ("01 cliff step: start", CliffStepDemo, _sweep("start", 0.0, 1.15)),
     ("01 cliff step: lr", CliffStepDemo, _sweep("lr", 0.01, 0.5)),
+    ("04 two-entry clip: v", TwoEntryClipDemo, _sweep("v", 0.1, 5.0)),
+    ("04 two-entry clip: g2", TwoEntryClipDemo, _sweep("g2", -12.0, 12.0)),
+    (
+        "04 wandering gradient: frame",
+        WanderingGradientDemo,
+        [{"frame": f} for f in range(0, 240, 10)],
+    ),
+    ("04 wandering gradient: v", WanderingGradientDemo, _sweep("v", 0.25, 3.0)),
+    ("04 sign drift: v", SignDriftDemo, [{"v": v} for v in THRESHOLDS]),
+    ("04 sign drift: d", SignDriftDemo, [{"d": d} for d in DIMS]),
 ]
