@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 
 import torch
 
@@ -247,6 +248,17 @@ def train(
     clipped = grad_norm > clip if clip is not None else torch.zeros(steps, dtype=torch.bool)
     loss = torch.tensor(losses, dtype=torch.float64)
     return TrainingRun(grad_norm, clipped, loss, clip, diverged_at, seconds, net)
+
+
+CLIP = 1.0  # the threshold of the notebook's clipped run
+
+
+@cache
+def notebook_runs() -> tuple[TrainingRun, TrainingRun]:
+    """(plain, clipped): :func:`train` without clipping and with ``clip=CLIP``, default
+    arguments otherwise. Computed once per process and shared by the notebook and its demos.
+    """
+    return train(None), train(CLIP)
 
 
 def fraction_clipped(norms: torch.Tensor, thresholds) -> torch.Tensor:

@@ -1,0 +1,112 @@
+"""The demos of notebook 03, driven through their controls, against clipkit and closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from clipkit import rnn
+from clipkit.widgets.training import ThresholdDemo, TrainingDemo
+
+# Short runs keep these tests quick; the demos accept any pair of runs.
+SHORT = {"steps": 30, "length": 20, "hidden": 16}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return rnn.train(None, lr=0.5, **SHORT), rnn.train(0.5, lr=0.5, **SHORT)
+
+
+@pytest.fixture(scope="module")
+def training(runs):
+    d = TrainingDemo(*runs)
+    yield d
+    d.close()
+
+
+@pytest.fixture(scope="module")
+def threshold(runs):
+    d = ThresholdDemo(runs[1])
+    yield d
+    d.close()
+
+
+# --- training with and without clipping -----------------------------------------------------
+
+
+@pytest.mark.parametrize("step", [1, 2, 10, 30])
+def test_training_state_reads_the_recorded_runs(training, runs, step):
+    plain, clipped = runs
+    training.controls["step"].value = step
+    s = training.state
+    assert s["step"] == step
+    for name, run in (("plain", plain), ("clipped", clipped)):
+        for key, field in (("norm", run.grad_norm), ("loss", run.loss)):
+            got, want = s[f"{name}_{key}"], field[step - 1].item()
+            assert got == want or (math.isnan(got) and math.isnan(want))
+    assert s["clipped_so_far"] == int((clipped.grad_norm[:step] > clipped.max_norm).sum())
+
+
+def test_training_lines_are_redrawn_in_place(training, runs):
+    training.update(step=12)
+    line = training._lines["grad_norm", "clipped"]
+    fig = training.fig
+    training.update(step=20)
+    assert training.fig is fig and training._lines["grad_norm", "clipped"] is line
+    xs, ys = line.get_data()
+    assert len(xs) == 20
+    np.testing.assert_array_equal(ys, runs[1].grad_norm[:20].numpy())
+
+
+def test_training_marks_the_overflow_only_after_it_happened():
+    plain = rnn.train(None, steps=40, length=12, hidden=8, lr=50.0)
+    clipped = rnn.train(1.0, steps=40, length=12, hidden=8, lr=50.0)
+    assert plain.diverged_at is not None
+    d = TrainingDemo(plain, clipped, step=plain.diverged_at)
+    assert d._overflow.get_text() == ""
+    d.update(step=plain.diverged_at + 1)
+    assert f"step {plain.diverged_at}" in d._overflow.get_text()
+    assert d.state["plain_diverged_at"] == plain.diverged_at
+    d.close()
+
+
+# --- the threshold --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("v", [0.01, 0.3, 1.0, 7.0, 1000.0])
+def test_fraction_clipped_counts_the_norms_above_the_threshold(threshold, runs, v):
+    threshold.update(threshold=v, reduction="mean")
+    norms = runs[1].grad_norm.numpy()
+    assert threshold.state["fraction"] == pytest.approx(np.mean(norms > v), abs=1e-12)
+    assert threshold.state["mean_norm"] == pytest.approx(norms.mean(), rel=1e-12)
+    assert threshold.state["ratio"] == pytest.approx(v / norms.mean(), rel=1e-12)
+
+
+def test_a_sum_over_the_batch_makes_the_norms_batch_size_times_longer(threshold, runs):
+    threshold.update(threshold=1.0, reduction="mean")
+    mean = threshold.state["mean_norm"]
+    threshold.update(reduction="sum")
+    assert threshold.state["factor"] == rnn.BATCH_SIZE
+    assert threshold.state["mean_norm"] == pytest.approx(rnn.BATCH_SIZE * mean, rel=1e-12)
+    # the same threshold, measured against the sum: as if v were B times smaller for the mean
+    want = rnn.fraction_clipped(runs[1].grad_norm, 1.0 / rnn.BATCH_SIZE).item()
+    assert threshold.state["fraction"] == pytest.approx(want, abs=1e-12)
+
+
+def test_histogram_bars_split_at_the_threshold_and_keep_every_step(threshold, runs):
+    threshold.update(threshold=0.5, reduction="mean")
+    kept = threshold._kept.get_data().values
+    cut = threshold._cut.get_data().values
+    assert kept.sum() + cut.sum() == torch.isfinite(runs[1].grad_norm).sum().item()
+    edges = threshold.edges[:-1]
+    assert cut[edges < 0.5].sum() == 0 and kept[edges >= 0.5].sum() == 0
+
+
+def test_the_notebook_demos_open_on_the_notebook_runs():
+    d = ThresholdDemo()
+    assert d.run is rnn.notebook_runs()[1]
+    assert d.state["threshold"] == rnn.CLIP
+    d.close()
