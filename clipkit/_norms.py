@@ -30,6 +30,7 @@ FORCE_DEVICE_ROUTE = False  # tests flip this to run the sync-free route on the 
 EPS = 1e-6  # torch's guard in max_norm / (norm + eps); kept for parity
 _LOW = (torch.float16, torch.bfloat16)
 _DOT_DTYPES = (torch.float32, torch.float64)
+_SLICE = 1 << 22  # entries per float32 copy of a float16 or bfloat16 gradient (16 MiB)
 
 
 def host_route(tensors: list[torch.Tensor]) -> bool:
@@ -68,7 +69,16 @@ def _host_sum_of_squares(t: torch.Tensor) -> float:
         # The float32 squares overflowed (entries above ~1.8e19), or the gradient really holds
         # an inf or a NaN; float64 tells the two apart.
         return torch.linalg.vector_norm(t, 2, dtype=torch.float64).item() ** 2
-    return torch.linalg.vector_norm(t, 2, dtype=torch.float32).item() ** 2
+    if t.dtype in _LOW:
+        # float32 copies, a slice at a time so a huge embedding does not double in memory, each
+        # summed by dot: torch's float32 norm kernel adds in sequence and drifts (about 7e-5
+        # on 100,000 equal entries), dot does not.
+        flat = _dense_flat(t)
+        return math.fsum(
+            torch.dot(piece, piece).item()
+            for piece in (flat[i : i + _SLICE].float() for i in range(0, flat.numel(), _SLICE))
+        )
+    return torch.linalg.vector_norm(t, 2).item() ** 2  # complex or integer: rare, keep it plain
 
 
 def _host_total_norm(tensors: list[torch.Tensor], p: float) -> float:
@@ -151,6 +161,8 @@ def scale_(grads: list[torch.Tensor], max_norm: float, norm, foreach: bool | Non
 
 def clamp_(grads: list[torch.Tensor], v: float, foreach: bool | None) -> None:
     """Clip by value in place: g <- clamp(g, -v, v), entry by entry."""
+    if math.isinf(v):  # an infinite box holds every value but NaN, which clamp keeps anyway
+        return
     if host_route(grads):
         for g in grads:
             g.clamp_(-v, v)

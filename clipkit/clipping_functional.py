@@ -82,7 +82,10 @@ def clip_by_norm(g, max_norm, norm_type=2.0, *, dim=None):
         norm = global_norm(items, p)
     if math.isinf(v):
         return _rebuild(g, [t.clone() for t in items])
-    scale = v / torch.clamp(norm, min=v)  # = v/||g|| above the threshold, exactly 1 below
+    # v / max(||g||, v): v/||g|| above the threshold, exactly 1 at or below it. A tensor over a
+    # tensor, because torch turns `float / tensor` into a reciprocal and a multiply, which can
+    # miss 1 by an ulp and would then change a gradient that is below the threshold.
+    scale = torch.full_like(norm, v) / torch.clamp(norm, min=v)
     return _rebuild(g, [t * scale.to(t.device) for t in items])
 
 
