@@ -608,14 +608,23 @@ def _check_demos(page, panel, t: Timeouts, report: Report) -> None:
             )
 
 
+_SLIDER_POSITION = """(handle) => {
+  const slider = handle.closest('.widget-slider') || handle.parentElement;
+  const readout = slider.querySelector('.widget-readout');
+  const origin = handle.closest('.noUi-origin');
+  return [handle.getAttribute('aria-valuetext'), readout ? readout.textContent : '',
+          origin ? origin.style.transform + origin.style.left : ''].join('|');
+}"""
+
+
 def _nudge(handle) -> bool:
-    """Move a noUiSlider handle a few steps with the keyboard, right or else left."""
-    start = handle.get_attribute("aria-valuenow")
-    for key in ("ArrowRight", "ArrowLeft"):
+    """Move a noUiSlider handle ten steps with the keyboard (PageUp twice), or else down."""
+    start = handle.evaluate(_SLIDER_POSITION)
+    for key in ("PageUp", "PageDown"):
         handle.focus()
-        for _ in range(3):
+        for _ in range(2):
             handle.press(key)
-        if handle.get_attribute("aria-valuenow") != start:
+        if handle.evaluate(_SLIDER_POSITION) != start:
             return True
     return False
 
