@@ -31,7 +31,9 @@ class PowerGrowthDemo(Demo):
 
     def control_box(self):
         # Play walks T from 1 up; jslink runs in the browser, so it costs the kernel nothing extra.
-        self.play = ipywidgets.Play(value=50, min=1, max=MAX_STEPS, step=1, interval=150)
+        self.play = ipywidgets.Play(
+            value=self.controls["steps"].value, min=1, max=MAX_STEPS, step=1, interval=150
+        )
         ipywidgets.jslink((self.play, "value"), (self.controls["steps"], "value"))
         return ipywidgets.HBox(
             [self.play, *self.controls.values()], layout=ipywidgets.Layout(flex_flow="row wrap")

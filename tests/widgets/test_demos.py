@@ -192,7 +192,7 @@ def test_bench_list_drives_every_demo():
     built = {}
     for _name, factory, settings in DEMOS:
         d = built.setdefault(factory, factory())
-        assert isinstance(d, Demo) and len(settings) >= 5
+        assert isinstance(d, Demo) and settings
         for values in (settings[0], settings[-1]):  # the extremes; the bench walks them all
             d.update(**values)
     for d in built.values():
