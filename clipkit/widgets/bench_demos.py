@@ -11,6 +11,7 @@ from clipkit.widgets.cliff_step import CliffStepDemo
 from clipkit.widgets.drift import DIMS, THRESHOLDS, SignDriftDemo
 from clipkit.widgets.growth import PowerGrowthDemo
 from clipkit.widgets.one_weight import OneWeightCliffDemo
+from clipkit.widgets.training import ThresholdDemo, TrainingDemo
 from clipkit.widgets.two_entry import TwoEntryClipDemo
 from clipkit.widgets.wander import WanderingGradientDemo
 
@@ -35,4 +36,7 @@ DEMOS = [
     ("04 wandering gradient: v", WanderingGradientDemo, _sweep("v", 0.25, 3.0)),
     ("04 sign drift: v", SignDriftDemo, [{"v": v} for v in THRESHOLDS]),
     ("04 sign drift: d", SignDriftDemo, [{"d": d} for d in DIMS]),
+    ("03 training: step", TrainingDemo, [{"step": s} for s in range(4, 101, 4)]),
+    ("03 threshold: v", ThresholdDemo, [{"threshold": 10 ** (i / 6 - 2)} for i in range(25)]),
+    ("03 threshold: reduction", ThresholdDemo, [{"reduction": r} for r in ("sum", "mean") * 5]),
 ]
