@@ -265,3 +265,37 @@ def test_ravine_race_sweeps_step_sizes_and_momenta_in_one_call():
 def test_hessian_bytes_is_n_squared_entries():
     assert cv.hessian_bytes(3) == 36
     assert cv.hessian_bytes(10**6, bytes_per_entry=8) == 8 * 10**12
+
+
+# --- closed forms used by the demos --------------------------------------------------------
+
+
+def test_closed_form_gradients_match_autograd():
+    from clipkit.descent import gradient_of
+
+    p = torch.randn(6, 2, generator=torch.Generator().manual_seed(3), dtype=F64)
+    torch.testing.assert_close(cv.saddle_grad(p), gradient_of(cv.saddle_loss)(p))
+    torch.testing.assert_close(
+        cv.ravine_grad(p, 7.0), gradient_of(lambda q: cv.ravine_loss(q, 7.0))(p)
+    )
+
+
+@pytest.mark.parametrize("nesterov", [True, False])
+def test_momentum_path_on_quadratic_matches_descend(nesterov):
+    from clipkit.descent import descend
+
+    # starts (2, 1, 1, 2), step sizes (3, 1), momenta (4,): a batch of 2 x 3 x 4 runs
+    start = torch.tensor([[-4.0, 1.0], [2.0, -0.5]], dtype=F64)[:, None, None, :]
+    lr = torch.tensor([0.005, 0.02, 0.025], dtype=F64)[:, None]
+    mus = torch.tensor([0.0, 0.5, 0.9, 0.99], dtype=F64)
+    closed = cv.momentum_path_on_quadratic((1.0, 50.0), start, lr, mus, 300, nesterov=nesterov)
+    stepped = descend(cv.ravine_grad, start, lr, 300, momentum=mus, nesterov=nesterov)
+    assert closed.shape == stepped.path.shape == (2, 3, 4, 301, 2)
+    torch.testing.assert_close(closed, stepped.path, rtol=1e-9, atol=1e-12)
+
+
+def test_momentum_path_on_quadratic_handles_step_counts_off_powers_of_two():
+    start = torch.tensor([1.0], dtype=F64)
+    for steps in (0, 1, 2, 3, 7, 64, 65):
+        path = cv.momentum_path_on_quadratic((2.0,), start, 0.1, 0.0, steps)
+        torch.testing.assert_close(path[:, 0], 0.8 ** torch.arange(steps + 1, dtype=F64))
