@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from clipkit.widgets.cliff_step import CliffStepDemo
 from clipkit.widgets.drift import DIMS, THRESHOLDS, SignDriftDemo
+from clipkit.widgets.exponential import ExponentialDemo
 from clipkit.widgets.growth import PowerGrowthDemo
 from clipkit.widgets.one_weight import OneWeightCliffDemo
+from clipkit.widgets.ravine import RavineDemo
+from clipkit.widgets.saddle import SaddleDemo
 from clipkit.widgets.training import ThresholdDemo, TrainingDemo
 from clipkit.widgets.two_entry import TwoEntryClipDemo
 from clipkit.widgets.wander import WanderingGradientDemo
@@ -39,4 +42,11 @@ DEMOS = [
     ("03 training: step", TrainingDemo, [{"step": s} for s in range(4, 101, 4)]),
     ("03 threshold: v", ThresholdDemo, [{"threshold": 10 ** (i / 6 - 2)} for i in range(25)]),
     ("03 threshold: reduction", ThresholdDemo, [{"reduction": r} for r in ("sum", "mean") * 5]),
+    ("02 exponential: x", ExponentialDemo, _sweep("x", -4.0, 1.0)),
+    ("02 exponential: a", ExponentialDemo, _sweep("a", 0.25, 3.0)),
+    ("02 saddle: start y", SaddleDemo, _sweep("y0", -1.8, 1.8)),
+    ("02 saddle: steps", SaddleDemo, [{"steps": s} for s in range(1, 41, 2)]),
+    ("02 ravine: step size", RavineDemo, _sweep("lr", 0.002, 0.045)),
+    ("02 ravine: momentum", RavineDemo, _sweep("momentum", 0.0, 0.99)),
+    ("02 ravine: steps", RavineDemo, [{"steps": s} for s in range(10, 401, 20)]),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from clipkit import plots
@@ -10,18 +11,23 @@ from clipkit.widgets.demo import Demo, float_slider
 
 X_RANGE = (-4.0, 1.0)
 A_RANGE = (0.25, 3.0)
+LOCAL_VIEW = (-4.3, 1.2)  # t - x on the left panel: room for the longest step, 1/0.25 = 4
 
 
 class ExponentialDemo(Demo):
     """Sliders for the steepness a and the point x.
 
-    Left: the curve near x, with the tangent, the local quadratic model and the Newton step
-    x -> x - f'/f'' drawn as an arrow to the model's minimum. The vertical scale follows the
-    point (the curve's height spans many powers of ten), so the picture looks the same at
-    every x: that is the point. Right: slope, curvature and their ratio on a log scale.
+    Left: the curve seen from the point x and scaled by f(x), that is f(t)/f(x) against t - x,
+    with the tangent, the local quadratic model m(t) = f + f'(t - x) + f''(t - x)^2 / 2 and
+    the Newton step x -> x - f'/f'' drawn as an arrow to the model's lowest point. Seen this
+    way the picture does not change with x at all, which is the point of the demo; it changes
+    with a. Right: slope, curvature and their ratio at their true sizes, on a log scale.
+    Every line is blitted over a fixed background, so no slider move costs a full render.
     """
 
-    caption = "Move x: slope and curvature fall together, so the Newton step keeps its length 1/a."
+    caption = (
+        "Seen from the point (left), the curve is the same at every x: the Newton step stays 1/a."
+    )
     readout_fields = (
         ("a", "a", ".2f"),
         ("x", "x", ".2f"),
@@ -40,26 +46,40 @@ class ExponentialDemo(Demo):
 
     def build_figure(self):
         fig, (left, right) = plots.new_figure(ncols=2, width=8.5, height=3.6)
-        self._grid = torch.linspace(X_RANGE[0] - 3.5, X_RANGE[1] + 0.5, 301, dtype=torch.float64)
-        color = plots.COLORS
-        (self._curve,) = left.plot([], [], color=color["loss"], linewidth=2.5, label="f(x)")
-        (self._model,) = left.plot(
-            [], [], "--", color=color["reference"], linewidth=1.5, label="quadratic model"
+        self._grid = torch.linspace(X_RANGE[0], X_RANGE[1], 201, dtype=torch.float64)
+        self._grid_np = self._grid.numpy()  # artists hold numpy arrays, not tensors
+        self._local = np.linspace(*LOCAL_VIEW, 221)  # t - x
+        c = plots.COLORS
+        # Every line moves with a, so all of them are blitted: the background (axes, ticks,
+        # legends) never needs a redraw, and no slider move costs a full render.
+        self._curve = self.moving(
+            left.plot([], [], color=c["loss"], linewidth=2.5, label="f(t) / f(x)")[0]
         )
-        (self._tangent,) = left.plot([], [], color=color["tangent"], linewidth=2, label="tangent")
-        (self._point,) = left.plot([], [], "o", color=color["point"], markersize=8)
-        (self._landing,) = left.plot([], [], "X", color=color["step"], markersize=10)
-        self._arrow = plots.arrow(left, (0, 0), (0, 0))
-        plots.label(left, "x", "f(x) = exp(a x)", "the Newton step")
+        self._model = self.moving(
+            left.plot([], [], "--", color=c["reference"], linewidth=1.5, label="quadratic model")[0]
+        )
+        self._tangent = self.moving(
+            left.plot([], [], color=c["tangent"], linewidth=2, label="tangent")[0]
+        )
+        left.plot([0], [1], "o", color=c["point"], markersize=8, zorder=5)
+        self._landing = self.moving(left.plot([], [], "X", color=c["step"], markersize=10)[0])
+        self._arrow = self.moving(plots.arrow(left, (0, 1), (0, 1)))
+        left.set_xlim(*LOCAL_VIEW)
+        left.set_ylim(-0.15, 2.6)
+        plots.label(left, "t − x (distance from the point)", "f(t) / f(x)", "seen from the point")
         plots.legend(left, loc="upper left")
 
-        (self._slope_line,) = right.plot([], [], color=color["gradient"], linewidth=2, label="f'")
-        (self._curv_line,) = right.plot([], [], color=color["loss"], linewidth=2, label="f''")
-        (self._ratio_line,) = right.plot(
-            [], [], color=color["step"], linewidth=2.5, label="f'/f'' = 1/a"
+        self._slope_line = self.moving(
+            right.plot([], [], color=c["gradient"], linewidth=2, label="f'")[0]
         )
-        (self._marks,) = right.plot([], [], "o", color=color["point"], markersize=6)
-        self._cursor = right.axvline(0.0, color=color["reference"], linewidth=1, linestyle=":")
+        self._curv_line = self.moving(
+            right.plot([], [], color=c["loss"], linewidth=2, label="f''")[0]
+        )
+        self._ratio_line = self.moving(
+            right.plot([], [], color=c["step"], linewidth=2.5, label="f'/f'' = 1/a")[0]
+        )
+        self._marks = self.moving(right.plot([], [], "o", color=c["point"], markersize=6)[0])
+        self._cursor = self.moving(right.axvline(0.0, color=c["reference"], linewidth=1, ls=":"))
         right.set_yscale("log")
         right.set_xlim(*X_RANGE)
         right.set_ylim(1e-6, 1e3)
@@ -71,14 +91,13 @@ class ExponentialDemo(Demo):
     def compute(self, a, x):
         a, x = float(a), float(x)
         point = torch.tensor([x], dtype=torch.float64)
-        # the numbers on screen come from autograd; the closed form is shown beside them
+        # the numbers on screen come from autograd; the readout puts 1/a beside them
         slope, curv = slope_and_curvature(lambda t: exponential(t, a), point)
-        f = exponential(point, a)
         ratio = (slope / curv).item()
         return {
             "a": a,
             "x": x,
-            "f": f.item(),
+            "f": exponential(point, a).item(),
             "slope": slope.item(),
             "curvature": curv.item(),
             "ratio": ratio,
@@ -88,26 +107,22 @@ class ExponentialDemo(Demo):
         }
 
     def draw(self, state):
-        a, x, f = state["a"], state["x"], state["f"]
-        slope, curv, land = state["slope"], state["curvature"], state["newton_x"]
-        if a != self._last_a:  # the curves depend on a only: skip them when x alone moved
-            f_grid, s_grid, c_grid = exponential_derivatives(self._grid, a)
-            self._curve.set_data(self._grid, f_grid)
-            self._slope_line.set_data(self._grid, s_grid)
-            self._curv_line.set_data(self._grid, c_grid)
+        a, x = state["a"], state["x"]
+        slope, curv, ratio = state["slope"], state["curvature"], state["ratio"]
+        if a != self._last_a:  # everything but the cursor depends on a only
+            _, s_grid, c_grid = exponential_derivatives(self._grid, a)
+            self._slope_line.set_data(self._grid_np, s_grid.numpy())
+            self._curv_line.set_data(self._grid_np, c_grid.numpy())
             self._ratio_line.set_data(X_RANGE, [1.0 / a, 1.0 / a])
+            # divided by f(x): f(t)/f(x) = exp(a u), tangent 1 + a u, model 1 + a u + (a u)^2 / 2
+            # with u = t - x; the model's lowest point is (-1/a, 1/2)
+            u = self._local
+            self._curve.set_data(u, np.exp(a * u))
+            self._model.set_data(u, 1 + a * u + 0.5 * (a * u) ** 2)
+            near = np.array([-0.6, 0.6]) / a
+            self._tangent.set_data(near, 1 + a * near)
+            self._landing.set_data([-1.0 / a], [0.5])
+            plots.move_arrow(self._arrow, (0, 1), (-1.0 / a, 0.5))
             self._last_a = a
-        # the quadratic model m(t) = f + f'(t - x) + f''(t - x)^2 / 2, minimised at t = land
-        ax = self._curve.axes
-        half = 2.5 / a
-        t = torch.linspace(x - half, x + 0.8 * half, 60, dtype=torch.float64)
-        self._model.set_data(t, f + slope * (t - x) + 0.5 * curv * (t - x) ** 2)
-        self._tangent.set_data(*plots.tangent_xy(x, f, slope, half_width=0.6 / a))
-        model_min = f - slope * slope / (2 * curv)
-        self._point.set_data([x], [f])
-        self._landing.set_data([land], [model_min])
-        plots.move_arrow(self._arrow, (x, f), (land, model_min))
-        ax.set_xlim(x - half, x + 0.8 * half)
-        ax.set_ylim(-0.15 * f, 2.6 * f)
-        self._marks.set_data([x, x, x], [slope, curv, slope / curv])
+        self._marks.set_data([x, x, x], [slope, curv, ratio])
         self._cursor.set_xdata([x, x])

@@ -6,12 +6,11 @@ import numpy as np
 import torch
 
 from clipkit import plots
-from clipkit.curvature import newton_step, saddle_loss
-from clipkit.descent import descend, gradient_of
+from clipkit.curvature import newton_step, saddle_grad, saddle_loss
+from clipkit.descent import descend
 from clipkit.widgets.demo import Demo, float_slider, int_slider
 
 VIEW = 2.0  # the picture is the square [-VIEW, VIEW]^2
-_GRAD = gradient_of(saddle_loss)
 
 
 class SaddleDemo(Demo):
@@ -49,12 +48,13 @@ class SaddleDemo(Demo):
         ax.contourf(xx, yy, xx**2 - yy**2, levels=levels, cmap=plots.DIVERGING_CMAP, alpha=0.55)
         ax.contour(xx, yy, xx**2 - yy**2, levels=[0.0], colors=plots.COLORS["reference"])
         ax.plot([0], [0], "+", color=plots.COLORS["point"], markersize=14, mew=2)
-        self._path = plots.trajectory(ax, [], [], color=plots.COLORS["plain"], label="gradient")
-        (self._start,) = ax.plot([], [], "o", color=plots.COLORS["point"], markersize=9)
-        (self._newton,) = ax.plot(
-            [], [], "X", color=plots.COLORS["step"], markersize=11, label="Newton"
+        c = plots.COLORS
+        self._path = self.moving(plots.trajectory(ax, [], [], color=c["plain"], label="gradient"))
+        self._start = self.moving(ax.plot([], [], "o", color=c["point"], markersize=9)[0])
+        self._newton = self.moving(
+            ax.plot([], [], "X", color=c["step"], markersize=11, label="Newton")[0]
         )
-        self._arrow = plots.arrow(ax, (0, 0), (0, 0))
+        self._arrow = self.moving(plots.arrow(ax, (0, 0), (0, 0)))
         ax.set_xlim(-VIEW, VIEW)
         ax.set_ylim(-VIEW, VIEW)
         ax.set_aspect("equal")
@@ -66,7 +66,7 @@ class SaddleDemo(Demo):
         start = torch.tensor([float(x0), float(y0)], dtype=torch.float64)
         landed = newton_step(saddle_loss, start)
         box = [(-VIEW, VIEW), (-VIEW, VIEW)]
-        run = descend(_GRAD, start, float(lr), int(steps), bounds=box)
+        run = descend(saddle_grad, start, float(lr), int(steps), bounds=box)
         final = run.final
         self._path_xy = run.path.numpy()  # for draw(); the state keeps numbers only
         return {
