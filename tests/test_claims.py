@@ -179,14 +179,14 @@ def _walk():
 
 
 def _minibatches():
-    from clipkit.compare import clip_then_average
+    from clipkit.caveats import clip_then_average
 
     grads = _f64(0.6, 0.2, 0.8, -0.1, 0.7, 0.3, 0.0, 10.0).reshape(4, 2)
     return clip_then_average(grads, 1.0)
 
 
 def _groups():
-    from clipkit.compare import global_vs_per_group
+    from clipkit.caveats import global_vs_per_group
 
     groups = {
         "embedding": torch.full((100,), 5.0),
@@ -351,7 +351,7 @@ def test_04_elementwise_vs_norm_s5_mean_and_mean_of_clipped_and_headings():
 
 
 def test_04_elementwise_vs_norm_s5_torch_turns_inf_into_nan_and_zeros_random_step_has_length_v():
-    from clipkit.compare import nonfinite_step
+    from clipkit.caveats import nonfinite_step
 
     gen = torch.Generator().manual_seed(0)
     inf = nonfinite_step(torch.tensor([float("inf"), 1.0, 2.0]), 1.0, generator=gen)
@@ -382,7 +382,7 @@ def test_04_elementwise_vs_norm_s6_per_group_keeps_0_8_and_0_5_and_turns_by_42_2
 def test_04_elementwise_vs_norm_s6_float16_norm_94868_overflows_torch_not_clipkit():
     import math
 
-    from clipkit.compare import low_precision_norm
+    from clipkit.caveats import low_precision_norm
 
     r = low_precision_norm(100_000, 300.0, 1.0)
     assert torch.finfo(torch.float16).max == 65504.0 < r.true_norm
