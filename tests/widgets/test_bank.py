@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clipkit import resources
 from clipkit.widgets import BankError, get_question, load_bank, parse_bank
@@ -78,3 +80,30 @@ def test_invalid_json_names_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(resources, "DATA_DIR", tmp_path)
     with pytest.raises(ValueError, match="broken.json is not valid JSON"):
         resources.load_json("questions", "broken.json")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+entries = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": json_values | st.text(min_size=1, max_size=4),
+        "choices": json_values | st.lists(st.text(min_size=1, max_size=3), max_size=4),
+        "answer": json_values,
+        "reasons": json_values | st.lists(st.text(min_size=1, max_size=3), max_size=4),
+    },
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(json_values, st.fixed_dictionaries({"questions": st.lists(entries, max_size=3)})))
+def test_any_json_either_parses_or_raises_bank_error(data):
+    try:
+        questions = parse_bank(data)
+    except BankError:
+        return
+    for q in questions.values():  # whatever passed is usable by a widget
+        assert 0 <= q.answer < len(q.choices) == len(q.reasons) >= 2
