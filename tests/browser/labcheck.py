@@ -159,6 +159,9 @@ def start_lab(tmp: Path, timeout: float = 120.0) -> Lab:
         JUPYTER_DATA_DIR=str(home["data"]),
         JUPYTER_RUNTIME_DIR=str(home["runtime"]),
         IPYTHONDIR=str(home["ipython"]),
+        # Anything a notebook might keep per user (a progress store) lands here too.
+        XDG_DATA_HOME=str(home["data"]),
+        XDG_STATE_HOME=str(home["data"]),
         JUPYTERLAB_SETTINGS_DIR=str(settings_dir),
         JUPYTERLAB_WORKSPACES_DIR=str(workspaces_dir),
         JUPYTER_PREFER_ENV_PATH="1",
@@ -312,6 +315,7 @@ _RUN_STATE = (
   const p = findPanel(path);
   if (window.__clipkit.errors.length) return 'error';
   const k = p.sessionContext.session && p.sessionContext.session.kernel;
+  if (k && ['dead', 'autorestarting', 'restarting'].includes(k.status)) return 'died';
   if (!k || k.status !== 'idle') return false;
   const code = p.content.widgets.filter(
     (c) => c.model.type === 'code' && c.model.sharedModel.getSource().trim() !== '');
@@ -475,7 +479,14 @@ def _run_and_inspect(page, panel, path: str, t: Timeouts, report: Report) -> Non
     report.stdout = "".join(log["stdout"])
     if state == "timeout":
         report.problems.append(f"run all: not every cell ran within {t.run:.0f} s of waiting")
+    if state == "died":
+        report.problems.append("run all: the kernel died")
     report.problems += _kernel_problems(log, (0, 0), "run all")
+    stderr = _clean("".join(log["stderr"]))
+    if stderr and not STDERR_FAILURE.search(stderr):
+        report.notes.append(f"stderr, not counted as an error: {_shorten(stderr, 600)}")
+    if state in ("timeout", "died"):
+        return
     if state == "error":
         # JupyterLab stops at the first error; still check the widgets that did appear.
         try:
