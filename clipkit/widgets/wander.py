@@ -44,18 +44,21 @@ class WanderingGradientDemo(Demo):
         super().__init__(**initial)
 
     def build_controls(self):
-        self.play = ipywidgets.Play(
-            value=0, min=0, max=self.n_frames - 1, step=1, interval=120, description="play"
-        )
-        frame = int_slider("frame", 0, 0, self.n_frames - 1)
-        # in the browser: Play moves the slider without a round trip through the kernel
-        self.link = ipywidgets.jslink((self.play, "value"), (frame, "value"))
-        return {"frame": frame, "v": float_slider("threshold v", 1.0, 0.25, 3.0, 0.05)}
+        return {
+            "frame": int_slider("frame", 0, 0, self.n_frames - 1),
+            "v": float_slider("threshold v", 1.0, 0.25, 3.0, 0.05),
+        }
 
     def control_box(self):
-        return ipywidgets.VBox(
-            [ipywidgets.HBox([self.play, self.controls["frame"]]), self.controls["v"]]
+        # Built after the initial values are set: Play starts at the slider's frame, because
+        # jslink copies Play's value to the slider when the browser first shows them.
+        frame = self.controls["frame"]
+        self.play = ipywidgets.Play(
+            value=frame.value, min=0, max=self.n_frames - 1, step=1, interval=120
         )
+        # in the browser: Play moves the slider without a round trip through the kernel
+        self.link = ipywidgets.jslink((self.play, "value"), (frame, "value"))
+        return ipywidgets.VBox([ipywidgets.HBox([self.play, frame]), self.controls["v"]])
 
     def clipped(self, v: float):
         """Every frame clipped at ``v`` (cached: Play moves the frame, not v)."""

@@ -104,6 +104,12 @@ def test_play_is_linked_to_the_frame_slider(wander):
     assert wander.controls["frame"].max == wander.n_frames - 1
 
 
+def test_play_starts_at_the_initial_frame():
+    d = WanderingGradientDemo(frame=100)
+    assert d.play.value == d.controls["frame"].value == d.state["frame"] == 100
+    d.close()
+
+
 @pytest.mark.parametrize("frame, v", [(0, 1.0), (37, 1.0), (120, 0.5), (239, 2.0)])
 def test_wander_frames_match_the_simulation(wander, frame, v):
     wander.update(frame=frame, v=v)
