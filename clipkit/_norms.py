@@ -3,10 +3,11 @@
 Two routes, picked by where the gradients live:
 
 * **Host route** (every tensor on the CPU). Reading a number back costs nothing here, so the
-  kernel works in Python floats: for p = 2 one BLAS ``torch.dot(g, g)`` per tensor (about twice
-  as fast as torch's CPU ``_foreach_norm`` and far more accurate, since MKL's dot keeps many
+  kernel works in Python floats: for p = 2 one BLAS ``torch.dot(g, g)`` per tensor (faster
+  than torch's CPU ``_foreach_norm`` and far more accurate, since MKL's dot keeps many
   partial sums), the per-tensor squares summed in float64, and the rescale skipped outright
-  when the coefficient is 1 (torch multiplies every gradient by 1 in that case).
+  when the coefficient is 1 (torch multiplies every gradient by 1 in that case). The tensors
+  are dealt to worker threads by ``clipkit._host_pool``, which says why.
 * **Device route** (anything else). torch's design: per-tensor norms stay on the device
   (``_foreach_norm`` where torch has it), are combined there, and the clamped coefficient is
   multiplied in on the device. No ``.item()`` and no Python ``if`` on a tensor's value, so the
@@ -21,10 +22,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 
 import torch
 
 from clipkit._clip_args import FOREACH_DEVICES
+from clipkit._host_pool import map_parts
 
 FORCE_DEVICE_ROUTE = False  # tests flip this to run the sync-free route on the CPU
 EPS = 1e-6  # torch's guard in max_norm / (norm + eps); kept for parity
@@ -81,12 +84,20 @@ def _host_sum_of_squares(t: torch.Tensor) -> float:
     return torch.linalg.vector_norm(t, 2).item() ** 2  # complex or integer: rare, keep it plain
 
 
+def _sums_of_squares(part: list[torch.Tensor]) -> float:
+    return math.fsum(_host_sum_of_squares(t) for t in part)
+
+
+def _norms_of(p: float) -> Callable[[list[torch.Tensor]], list[torch.Tensor]]:
+    return lambda part: [torch.linalg.vector_norm(t, p, dtype=accumulator(t)) for t in part]
+
+
 def _host_total_norm(tensors: list[torch.Tensor], p: float) -> float:
     if p == 2.0:
-        return math.sqrt(math.fsum(_host_sum_of_squares(t) for t in tensors))
-    per_tensor = [torch.linalg.vector_norm(t, p, dtype=accumulator(t)) for t in tensors]
-    # Combine the per-tensor norms as torch does (the p-norm of the p-norms), in float64 so that
-    # |norm|**p for large p does not overflow float32.
+        return math.sqrt(math.fsum(map_parts(_sums_of_squares, tensors)))
+    per_tensor = [n for part in map_parts(_norms_of(p), tensors) for n in part]
+    # Combine the per-tensor norms as torch does (the p-norm of the p-norms; order does not
+    # matter), in float64 so that |norm|**p for large p does not overflow float32.
     stacked = torch.stack([n.to(torch.float64) for n in per_tensor])
     return torch.linalg.vector_norm(stacked, p).item()
 
@@ -145,8 +156,8 @@ def scale_(grads: list[torch.Tensor], max_norm: float, norm, foreach: bool | Non
         coef = max_norm / (float(norm) + EPS)
         if coef >= 1.0:  # nothing to shrink: skip a full read and write of every gradient
             return
-        for g in grads:  # NaN or 0 (an inf norm) lands here too and spreads, as in torch
-            g.mul_(coef)
+        # A NaN coefficient or 0 (an inf norm) lands here too and spreads, as in torch.
+        map_parts(lambda part: [g.mul_(coef) for g in part], grads)
         return
     norm = torch.as_tensor(norm)
     coef = torch.clamp(max_norm / (norm + EPS), max=1.0)  # stays on the device: no sync
@@ -164,8 +175,7 @@ def clamp_(grads: list[torch.Tensor], v: float, foreach: bool | None) -> None:
     if math.isinf(v):  # an infinite box holds every value but NaN, which clamp keeps anyway
         return
     if host_route(grads):
-        for g in grads:
-            g.clamp_(-v, v)
+        map_parts(lambda part: [g.clamp_(-v, v) for g in part], grads)
         return
     for (device, _), group in by_device_and_dtype(grads).items():
         if use_foreach(foreach, device, group):

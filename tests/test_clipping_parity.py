@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import clipkit
-from clipkit import _norms
+from clipkit import _host_pool, _norms
 
 NORM_TYPES = [0.5, 1.0, 1.5, 2.0, 4.0, math.inf]
 DTYPES = [torch.float32, torch.float64]
@@ -23,9 +23,13 @@ INPUTS = ["single", "list", "generator", "none_grads", "empty"]
 RTOL = 1e-6
 
 
-@pytest.fixture(params=["host", "device"])
+@pytest.fixture(params=["host", "host-threads", "device"])
 def route(request, monkeypatch):
+    """host: CPU kernels inline; host-threads: dealt to worker threads; device: sync-free."""
     monkeypatch.setattr(_norms, "FORCE_DEVICE_ROUTE", request.param == "device")
+    if request.param == "host-threads":
+        monkeypatch.setattr(_host_pool, "INLINE_BELOW", 0)  # small tests take the pool too
+        monkeypatch.setattr(torch, "get_num_threads", lambda: 2)  # even on a one-core runner
     return request.param
 
 
@@ -180,3 +184,13 @@ def test_the_multiply_is_skipped_when_nothing_needs_clipping():
     assert p.grad._version == version and torch.equal(p.grad, before)
     torch.nn.utils.clip_grad_norm_([p], 10.0)
     assert p.grad._version > version  # torch multiplies by 1 all the same
+
+
+def test_the_worker_threads_leave_the_callers_thread_count_alone(monkeypatch):
+    monkeypatch.setattr(_host_pool, "INLINE_BELOW", 0)
+    threads = torch.get_num_threads()
+    ours, theirs = _twins(torch.float32, "list")
+    clipkit.clip_grad_norm_(ours, 1.0)
+    torch.nn.utils.clip_grad_norm_(theirs, 1.0)
+    _same_grads(ours, theirs, "threads")
+    assert torch.get_num_threads() == threads
