@@ -180,7 +180,9 @@ class Demo:
     def png(self) -> bytes:
         """The figure as on screen: the cached background with the moving artists on top."""
         canvas = self.fig.canvas
-        if self._background is None:
+        if not self._moving:  # nothing registered: no blitting, draw everything each time
+            canvas.draw()
+        elif self._background is None:
             canvas.draw()  # runs the layout once and draws everything that is not moving
             self.fig.set_layout_engine("none")  # keep that layout from now on
             self._background = canvas.copy_from_bbox(self.fig.bbox)
