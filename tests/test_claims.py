@@ -437,3 +437,194 @@ def test_04_elementwise_vs_norm_question_bank_agrees_with_clipkit():
     )
     for number in numbers:
         assert number in reasons, number
+
+
+# --- 02-second-derivatives.ipynb --------------------------------------------------------------
+
+NB02 = "02-second-derivatives.ipynb"
+
+
+def _nb02_exp(a: float, *xs: float):
+    """(slope, curvature) of exp(a x) by autograd, the way the notebook computes them."""
+    from clipkit.curvature import exponential, slope_and_curvature
+
+    return slope_and_curvature(lambda t: exponential(t, a), _f64(*xs))
+
+
+def _nb02_sci(value: float) -> str:
+    """``9.08 \\times 10^{-5}``: a number as the prose of notebook 02 writes it in LaTeX."""
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa} \\times 10^{{{int(exponent)}}}"
+
+
+def _nb02_race(step_size, momentum, steps):
+    from clipkit.curvature import RAVINE_START, ravine_race, steps_to_settle
+
+    run, losses = ravine_race(step_size, momentum, steps, start=_f64(*RAVINE_START))
+    return run, losses, steps_to_settle(losses)
+
+
+@cache
+def _nb02_sweep():
+    """The table of section 4: step sizes x momenta, 1000 steps, [plain, Nesterov]."""
+    lrs = _f64(0.005, 0.01, 0.02, 0.025, 0.03, 0.039)
+    mus = _f64(0.5, 0.75, 0.9, 0.99)
+    _, _, settle = _nb02_race(lrs[:, None], mus, 1000)
+    return lrs.tolist(), mus.tolist(), settle
+
+
+def test_02_second_derivatives_s2_slope_falls_by_e10_about_22000():
+    slope, _ = _nb02_exp(2.0, 0.0, -5.0)
+    factor = (slope[0] / slope[1]).item()
+    assert abs(factor / torch.exp(_f64(10.0)).item() - 1) < 1e-12  # e^10, exactly the factor
+    assert f"{round(factor, -3):,.0f}" == "22,000"
+    assert_prose_states(NB02, 2, "22,000")
+    assert "e^{10}" in section_prose(NB02, 2)
+
+
+def test_02_second_derivatives_s2_slope_falls_from_2_to_9_08e_minus_5():
+    slope, _ = _nb02_exp(2.0, 0.0, -5.0)
+    assert f"{slope[0].item():g}" == "2"
+    assert _nb02_sci(slope[1].item()) in section_prose(NB02, 2)
+    assert "slope falls from 2 to" in section_prose(NB02, 2)
+
+
+def test_02_second_derivatives_s2_curvature_falls_from_4_to_1_82e_minus_4():
+    _, curv = _nb02_exp(2.0, 0.0, -5.0)
+    assert f"{curv[0].item():g}" == "4"
+    prose = section_prose(NB02, 2)
+    assert f"from 4 to ${_nb02_sci(curv[1].item())}$" in prose
+
+
+def test_02_second_derivatives_s2_ratio_stays_0_5_and_so_does_the_newton_step():
+    from clipkit.curvature import exponential, newton_step_1d
+
+    xs = _f64(0.0, -2.5, -5.0)
+    slope, curv = _nb02_exp(2.0, *xs.tolist())
+    assert (slope / curv).tolist() == [0.5, 0.5, 0.5]
+    step = xs - newton_step_1d(lambda t: exponential(t, 2.0), xs)
+    assert step.tolist() == [0.5, 0.5, 0.5]
+    assert "$1/a = 0.5$" in section_prose(NB02, 2)
+    assert "Newton step has length 0.5" in section_prose(NB02, 2)
+
+
+def test_02_second_derivatives_s2_gradient_step_0_1_shrinks_from_0_2_to_9_08e_minus_6():
+    slope, _ = _nb02_exp(2.0, 0.0, -5.0)
+    steps = (0.1 * slope).tolist()
+    assert f"{steps[0]:g}" == "0.2"
+    assert f"from 0.2 to ${_nb02_sci(steps[1])}$" in section_prose(NB02, 2)
+
+
+def test_02_second_derivatives_s2_steepness_4_gives_0_25():
+    from clipkit.curvature import exponential_ratio
+
+    assert exponential_ratio(_f64(-3.0, 0.0, 1.0), 4.0).tolist() == [0.25] * 3
+    assert "$a = 4$ gives 0.25" in section_prose(NB02, 2)
+
+
+def test_02_second_derivatives_s3_hessian_of_a_million_parameters_is_4_terabytes():
+    from clipkit.curvature import hessian_bytes
+
+    terabytes = hessian_bytes(10**6) / 1e12
+    assert f"{terabytes:.0f}" == "4"
+    assert "4 terabytes" in section_prose(NB02, 3)
+
+
+def test_02_second_derivatives_s3_one_newton_step_lands_on_the_saddle():
+    from clipkit.curvature import newton_step, saddle_loss
+
+    assert newton_step(saddle_loss, _f64(1.2, 0.2)).tolist() == [0.0, 0.0]
+    assert "$(1.2, 0.2)$" in section_prose(NB02, 3)
+    assert "Newton lands exactly on the saddle" in section_prose(NB02, 3)
+
+
+def test_02_second_derivatives_s3_gradient_step_0_1_scales_x_by_0_8_and_y_by_1_2():
+    from clipkit.curvature import gradient_step, saddle_loss
+
+    p = gradient_step(saddle_loss, _f64(1.0, 1.0), 0.1)
+    assert [round(v, 12) for v in p.tolist()] == [0.8, 1.2]
+    assert "multiplies $x$ by 0.8 and $y$ by 1.2" in section_prose(NB02, 3)
+
+
+def test_02_second_derivatives_s3_ten_gradient_steps_end_at_0_129_1_238():
+    from clipkit.curvature import gradient_step, saddle_loss
+
+    p = _f64(1.2, 0.2)
+    for _ in range(10):
+        p = gradient_step(saddle_loss, p, 0.1)
+    x, y = (f"{v:.3f}" for v in p.tolist())
+    assert (x, y) == ("0.129", "1.238")
+    assert f"$({x}, {y})$" in section_prose(NB02, 3)
+
+
+def test_02_second_derivatives_s3_loss_falls_from_1_40_to_minus_1_52():
+    from clipkit.curvature import gradient_step, saddle_loss
+
+    start = p = _f64(1.2, 0.2)
+    for _ in range(10):
+        p = gradient_step(saddle_loss, p, 0.1)
+    before, after = f"{saddle_loss(start).item():.2f}", f"{saddle_loss(p).item():.2f}"
+    assert (before, after) == ("1.40", "-1.52")
+    assert f"from {before} to ${after}$" in section_prose(NB02, 3)
+
+
+def test_02_second_derivatives_s4_plain_descent_is_stable_below_0_04():
+    from clipkit.curvature import RAVINE_KAPPA, stable_step_limit
+
+    limit = stable_step_limit(RAVINE_KAPPA).item()
+    assert f"{limit:.2f}" == "0.04"
+    assert "$\\epsilon < 2/50 = 0.04$" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_step_0_02_momentum_0_9_plain_223_nesterov_72():
+    _, _, settle = _nb02_race(0.02, 0.9, 300)
+    assert settle.tolist() == [223, 72]
+    assert "plain descent needs 223 steps" in section_prose(NB02, 4)
+    assert "Nesterov needs 72" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_step_0_035_plain_settles_nesterov_blows_up():
+    run, _, settle = _nb02_race(0.035, 0.9, 300)
+    assert settle[0].item() > 0 and settle[1].item() == -1
+    assert bool(run.diverged[1]) or run.final[1].abs().max().item() > 1e6
+    assert "to 0.035 and keep momentum 0.9" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_best_plain_run_is_step_0_039_with_116_steps():
+    lrs, _, settle = _nb02_sweep()
+    plain = settle[:, 0, 0].tolist()  # the plain column does not depend on the momentum
+    best = min((s, lr) for s, lr in zip(plain, lrs, strict=True) if s >= 0)
+    assert best == (116, 0.039)
+    assert "The best plain run (step size 0.039" in section_prose(NB02, 4)
+    assert "needs 116 steps" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_nesterov_0_025_with_momentum_0_75_needs_31():
+    lrs, mus, settle = _nb02_sweep()
+    nesterov = settle[:, :, 1]
+    assert nesterov[lrs.index(0.025), mus.index(0.75)].item() == 31
+    assert nesterov[nesterov >= 0].min().item() == 31  # the best in the table
+    assert "step size 0.025 and momentum 0.75 needs 31" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_nesterov_limit_at_momentum_0_9_is_0_0271():
+    from clipkit.curvature import RAVINE_KAPPA, stable_step_limit
+
+    limit = stable_step_limit(RAVINE_KAPPA, 0.9, nesterov=True).item()
+    assert f"{limit:.4f}" == "0.0271"
+    assert "limit is 0.0271 rather than 0.04" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_every_nesterov_run_at_step_0_03_or_more_blows_up():
+    lrs, _, settle = _nb02_sweep()
+    for i, lr in enumerate(lrs):
+        if lr >= 0.03:
+            assert (settle[i, :, 1] == -1).all() and (settle[i, :, 0] > 0).all()
+    assert "with step size 0.03 or more" in section_prose(NB02, 4)
+
+
+def test_02_second_derivatives_s4_momentum_0_99_at_step_0_02_needs_292_more_than_223():
+    lrs, mus, settle = _nb02_sweep()
+    i, j = lrs.index(0.02), mus.index(0.99)
+    assert (settle[i, j, 1].item(), settle[i, j, 0].item()) == (292, 223)
+    assert "needs 292 steps, more than the 223" in section_prose(NB02, 4)
