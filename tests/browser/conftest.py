@@ -1,6 +1,6 @@
-"""One JupyterLab server and one headless Chromium for the whole browser check.
+"""One JupyterLab server, one headless Chromium and one JupyterLab tab for the whole check.
 
-Both are started once per session and skipped, with the reason, when Chromium or Playwright is
+They start once per session, and the tests skip, saying why, when Chromium or Playwright is
 missing. JupyterLab serves a temporary copy of notebooks/ (it autosaves what it serves) with its
 config, data, runtime, settings and workspace folders in the same temporary directory.
 """
@@ -8,7 +8,7 @@ config, data, runtime, settings and workspace folders in the same temporary dire
 from __future__ import annotations
 
 import pytest
-from labcheck import CHROMIUM_ARGS, find_chromium, open_lab, start_lab, stop_lab
+from labcheck import CHROMIUM_ARGS, Checker, find_chromium, start_lab, stop_lab
 
 
 @pytest.fixture(scope="session")
@@ -44,13 +44,22 @@ def browser(chromium_path):
             chromium.close()
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "browser_notebook(path): the served notebook that a browser test checks"
+    )
+
+
 @pytest.fixture(scope="session")
-def page(browser, lab):
-    """One JupyterLab tab for every notebook: it loads once, notebooks open and close in it."""
+def checker(request, browser, lab):
+    """One JupyterLab tab for every notebook, which knows the order the tests will take."""
+    order = [
+        marker.args[0]
+        for item in request.session.items
+        if (marker := item.get_closest_marker("browser_notebook"))
+    ]
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tab = context.new_page()
-    open_lab(tab, lab)
     try:
-        yield tab
+        yield Checker(context.new_page(), lab, order)
     finally:
         context.close()

@@ -288,7 +288,8 @@ _HOOK_AND_RUN = (
     + _FIND_PANEL
     + """
   const p = findPanel(path);
-  const log = (window.__clipkit = {errors: [], stderr: [], stdout: []});
+  window.__clipkit = window.__clipkit || {};
+  const log = (window.__clipkit[path] = {errors: [], stderr: [], stdout: []});
   const hook = (kernel) => {
     if (!kernel) return;
     kernel.iopubMessage.connect((_, msg) => {
@@ -303,7 +304,7 @@ _HOOK_AND_RUN = (
   hook(p.sessionContext.session.kernel);
   p.sessionContext.kernelChanged.connect((_, args) => hook(args.newValue));
   window.jupyterapp.shell.activateById(p.id);
-  await window.jupyterapp.commands.execute('notebook:run-all-cells');
+  await window.jupyterapp.commands.execute('notebook:run-all-cells', {widgetId: p.id});
   return true;
 }"""
 )
@@ -313,7 +314,7 @@ _RUN_STATE = (
     + _FIND_PANEL
     + """
   const p = findPanel(path);
-  if (window.__clipkit.errors.length) return 'error';
+  if (window.__clipkit[path].errors.length) return 'error';
   const k = p.sessionContext.session && p.sessionContext.session.kernel;
   if (k && ['dead', 'autorestarting', 'restarting'].includes(k.status)) return 'died';
   if (!k || k.status !== 'idle') return false;
@@ -369,7 +370,7 @@ _IDLE = (
 }"""
 )
 
-_LOG = "() => window.__clipkit"
+_LOG = "(path) => window.__clipkit[path]"
 
 _SHUTDOWN = (
     "async (path) => {"
@@ -429,53 +430,76 @@ def open_lab(page, lab: Lab, timeout: float = 90.0) -> None:
     page.wait_for_function(_APP_READY, timeout=timeout * 1000, polling=100)
 
 
-def check_notebook(page, lab: Lab, path: str, timeouts: Timeouts | None = None) -> Report:
-    """Open ``path`` (relative to the served root), run all, and exercise its widgets.
+class Checker:
+    """Checks notebooks one after another in one JupyterLab tab, each in a fresh kernel.
 
-    ``page`` is reused from one notebook to the next (JupyterLab loads once); each notebook is
-    closed and its kernel shut down before this returns.
+    ``order`` is the sequence the tests will ask for. While one notebook's widgets are exercised
+    the next one is already running, in its own kernel, in a background tab: running the cells
+    is most of the time, and two kernels use two cores.
     """
-    t = timeouts or Timeouts()
-    report = Report(path)
-    if not page.url.startswith(lab.url):
-        open_lab(page, lab, t.open)
-    page_errors: list[str] = []
 
-    def on_error(exc) -> None:
-        page_errors.append(str(exc))
+    def __init__(self, page, lab: Lab, order: list[str] | tuple[str, ...] = ()):
+        self.page, self.lab, self.order = page, lab, list(order)
+        self.started: dict[str, dict] = {}
+        self.page_errors: list[str] = []
+        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        if not page.url.startswith(lab.url):
+            open_lab(page, lab)
 
-    page.on("pageerror", on_error)
-    start = time.monotonic()
-    try:
-        panel_id = page.evaluate(_OPEN, path)
-        page.wait_for_function(_READY, arg=path, timeout=t.open * 1000, polling=100)
-    except Exception as exc:
-        report.problems.append(
-            f"the notebook or its kernel did not start ({exc}):\n{lab.log_tail()}"
-        )
-        return report
-    report.notes.append(f"opened in {time.monotonic() - start:.1f} s")
-    try:
-        _run_and_inspect(page, page.locator(f"#{panel_id}"), path, t, report)
-    finally:
+    def start(self, path: str, t: Timeouts) -> None:
+        """Open ``path``, wait for its kernel, and run all cells without waiting for them."""
+        if path in self.started:
+            return
+        began = time.monotonic()
+        info = self.started[path] = {"panel": None, "problem": None, "notes": []}
         try:
-            lab.delete_session(page.evaluate(_SHUTDOWN, path))
-        except Exception as exc:  # the page may be gone; the server stops the kernel anyway
-            report.notes.append(f"closing the notebook failed: {exc}")
-        page.remove_listener("pageerror", on_error)
-    report.problems += [f"JavaScript error in the page: {e}" for e in page_errors]
-    return report
+            info["panel"] = self.page.evaluate(_OPEN, path)
+            self.page.wait_for_function(_READY, arg=path, timeout=t.open * 1000, polling=100)
+            info["notes"].append(f"opened in {time.monotonic() - began:.1f} s")
+            self.page.evaluate(_HOOK_AND_RUN, path)
+            info["running_since"] = time.monotonic()
+        except Exception as exc:
+            info["problem"] = f"the notebook or its kernel did not start ({exc})"
+
+    def check(self, path: str, timeouts: Timeouts | None = None) -> Report:
+        """Run ``path`` (relative to the served root) and exercise its widgets; then close it."""
+        t = timeouts or Timeouts()
+        self.start(path, t)
+        if path in self.order and self.order.index(path) + 1 < len(self.order):
+            self.start(self.order[self.order.index(path) + 1], Timeouts())
+        info = self.started[path]
+        report = Report(path, notes=list(info["notes"]))
+        errors_before = len(self.page_errors)
+        try:
+            if info["problem"]:
+                report.problems.append(f"{info['problem']}:\n{self.lab.log_tail()}")
+                return report
+            self.page.evaluate("(id) => window.jupyterapp.shell.activateById(id)", info["panel"])
+            panel = self.page.locator(f"#{info['panel']}")
+            _run_and_inspect(self.page, panel, path, t, report, info["running_since"])
+        finally:
+            try:
+                self.lab.delete_session(self.page.evaluate(_SHUTDOWN, path))
+            except Exception as exc:  # the page may be gone; the server stops the kernel anyway
+                report.notes.append(f"closing the notebook failed: {exc}")
+        report.problems += [
+            f"JavaScript error in the page: {e}" for e in self.page_errors[errors_before:]
+        ]
+        return report
 
 
-def _run_and_inspect(page, panel, path: str, t: Timeouts, report: Report) -> None:
-    start = time.monotonic()
-    page.evaluate(_HOOK_AND_RUN, path)
+def check_notebook(page, lab: Lab, path: str, timeouts: Timeouts | None = None) -> Report:
+    """Check one notebook on its own (see :class:`Checker`)."""
+    return Checker(page, lab).check(path, timeouts)
+
+
+def _run_and_inspect(page, panel, path: str, t: Timeouts, report: Report, start: float) -> None:
     try:
         handle = page.wait_for_function(_RUN_STATE, arg=path, timeout=t.run * 1000, polling=250)
         state = handle.json_value()
     except Exception:
         state = "timeout"
-    log = page.evaluate(_LOG)
+    log = page.evaluate(_LOG, path)
     report.stdout = "".join(log["stdout"])
     if state == "timeout":
         report.problems.append(f"run all: not every cell ran within {t.run:.0f} s of waiting")
@@ -518,11 +542,11 @@ def _run_and_inspect(page, panel, path: str, t: Timeouts, report: Report) -> Non
     start = time.monotonic()
 
     # Predict first, then the demos: a demo may only appear once the learner has committed.
-    log = page.evaluate(_LOG)
+    log = page.evaluate(_LOG, path)
     seen = (len(log["errors"]), len(log["stderr"]))
     _check_predict(page, panel, t, report)
     _check_demos(page, panel, t, report)
-    log = page.evaluate(_LOG)
+    log = page.evaluate(_LOG, path)
     report.problems += _kernel_problems(log, seen, "widgets")
     report.notes.append(f"exercised the widgets in {time.monotonic() - start:.1f} s")
 
