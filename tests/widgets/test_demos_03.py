@@ -9,6 +9,8 @@ import pytest
 import torch
 
 from clipkit import rnn
+from clipkit.cliffs import figure_10_17
+from clipkit.widgets.landscape_runs import Figure1017Demo
 from clipkit.widgets.training import ThresholdDemo, TrainingDemo
 
 # Short runs keep these tests quick; the demos accept any pair of runs.
@@ -110,3 +112,56 @@ def test_the_notebook_demos_open_on_the_notebook_runs():
     assert d.run is rnn.notebook_runs()[1]
     assert d.state["threshold"] == rnn.CLIP
     d.close()
+
+
+# --- Figure 10.17 rebuilt -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fig1017():
+    d = Figure1017Demo()
+    yield d
+    d.close()
+
+
+@pytest.mark.parametrize("eps, v", [(0.05, 1.0), (0.1, 1.0), (0.3, 0.5), (0.5, 5.0), (0.01, 0.1)])
+def test_fig1017_state_matches_clipkit_descent(fig1017, eps, v):
+    fig1017.update(step_size=eps, max_norm=v)
+    s = fig1017.state
+    land = figure_10_17()
+    for run, max_norm in (("plain", None), ("clipped", v)):
+        ref = land.descend(s["step_size"], max_norm=max_norm, dtype=torch.float64)
+        assert s[f"{run}_left_at"] == ref.left_at.item()
+        if ref.left_at.item() < 0:
+            assert (s[f"{run}_w"], s[f"{run}_b"]) == tuple(ref.final.tolist())
+        longest = ref.path.diff(dim=0).norm(dim=-1).max().item()
+        assert s[f"{run}_longest"] == pytest.approx(longest, rel=1e-12)
+    # a clipped update is never longer than step size times threshold (Eq. 10.49)
+    assert s["clipped_longest"] <= s["step_size"] * s["max_norm"] * (1 + 1e-12)
+
+
+def test_fig1017_seed_001_facts(fig1017):
+    fig1017.update(step_size=0.05, max_norm=1.0)
+    assert fig1017.state["plain_left_at"] == -1 and fig1017.state["plain_longest"] > 3
+    fig1017.update(step_size=0.1)
+    assert fig1017.state["plain_left_at"] == 2
+    for eps in np.arange(0.01, 0.3001, 0.01):
+        fig1017.update(step_size=round(float(eps), 2))
+        assert fig1017.state["clipped_left_at"] == -1
+
+
+def test_fig1017_shading_is_the_log_gradient_norm_of_the_grid(fig1017):
+    land = figure_10_17()
+    w, b = land.grid(fig1017.grid_size, dtype=torch.float64)
+    dw, db = land.grad(w, b)
+    np.testing.assert_allclose(fig1017._shade, np.log10(np.hypot(dw.numpy(), db.numpy())))
+
+
+def test_fig1017_paths_are_redrawn_in_place(fig1017):
+    fig1017.update(step_size=0.1, max_norm=1.0)
+    line, fig = fig1017._paths["plain"], fig1017.fig
+    xs, _ = line.get_data()
+    assert len(xs) == 3  # the start, update 1, and update 2 that left the picture
+    fig1017.update(step_size=0.05)
+    assert fig1017._paths["plain"] is line and fig1017.fig is fig
+    assert len(line.get_data()[0]) == figure_10_17().steps + 1

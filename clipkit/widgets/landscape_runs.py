@@ -1,0 +1,142 @@
+"""Demos: plain and clipped descent side by side on a two-parameter cliff.
+
+:class:`LandscapeRunsDemo` draws any :class:`clipkit.cliffs.Landscape`: the size of the
+gradient shaded on a log scale (computed once, on a grid, in one batched call), and the two
+runs from the same start point. Its subclasses are the two pictures of notebook 03:
+:class:`Figure1017Demo`, the closed-form rebuild of Figure 10.17, and :class:`RNNUnitDemo`,
+Pascanu et al.'s one-unit recurrent net. A slider move reruns both descents in one call to
+:func:`clipkit.descent.descend` (the threshold ``inf`` is plain descent) and moves the paths.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from clipkit import plots
+from clipkit.cliffs import Landscape, figure_10_17, log_grad_norm
+from clipkit.widgets.demo import Demo, float_slider
+
+RUNS = ("plain", "clipped")
+
+
+class LandscapeRunsDemo(Demo):
+    """Sliders for the step size and the threshold; plain descent (left) and clipped (right).
+
+    ``state`` holds, for each run, ``<run>_left_at`` (the update that left the picture, or -1),
+    ``<run>_w`` and ``<run>_b`` (where it ended, or its last point inside the picture), and
+    ``<run>_longest`` (the longest single update).
+    """
+
+    landscape: Landscape
+    grid_size = 200
+    shade_decades = 5  # the colour bar spans this many factors of 10 up from the flattest part
+    step_range = (0.01, 0.5, 0.01)
+    threshold_range = (0.1, 5.0, 0.1)
+    readout_fields = (
+        ("step_size", "step size ε", ".2f"),
+        ("max_norm", "threshold v", ".2f"),
+        ("plain_longest", "plain: longest update", ".3g"),
+        ("clipped_longest", "clipped: longest update", ".3g"),
+    )
+
+    def __init__(self, landscape: Landscape | None = None, **initial):
+        if landscape is not None:
+            self.landscape = landscape
+        w, b = self.landscape.grid(self.grid_size, dtype=torch.float64)
+        self._shade = log_grad_norm(*self.landscape.grad(w, b)).numpy()  # once, batched
+        self._w_axis = w[0].numpy()
+        super().__init__(**initial)
+
+    def build_controls(self):
+        ls = self.landscape
+        return {
+            "step_size": float_slider("step size ε", ls.step_size, *self.step_range),
+            "max_norm": float_slider("threshold v", ls.max_norm, *self.threshold_range),
+        }
+
+    def decorate(self, ax) -> None:
+        """Static extras on each panel (a valley floor, a marked minimum)."""
+
+    def build_figure(self):
+        fig, axes = plots.new_figure(ncols=2, width=10.0, height=4.2)
+        (w0, w1), (b0, b1) = self.landscape.bounds
+        finite = self._shade[np.isfinite(self._shade)]
+        lo = math.floor(np.percentile(finite, 1))
+        hi = min(math.ceil(finite.max()), lo + self.shade_decades)  # beyond: the darkest shade
+        self._paths, self._starts, self._ends = {}, {}, {}
+        for ax, run in zip(axes, RUNS, strict=True):
+            image = ax.imshow(
+                self._shade,
+                origin="lower",
+                extent=(w0, w1, b0, b1),
+                aspect="auto",
+                cmap=plots.SEQUENTIAL_CMAP + "_r",  # darker = steeper, as in the book
+                vmin=lo,
+                vmax=hi,
+                interpolation="nearest",
+            )
+            ax.grid(False)
+            self.decorate(ax)
+            ax.set_xlim(w0, w1)
+            ax.set_ylim(b0, b1)
+            self._paths[run] = self.moving(
+                plots.trajectory(ax, [], [], color=plots.COLORS[run], label=run)
+            )
+            self._ends[run] = self.moving(ax.plot([], [], "X", color=plots.COLORS[run], ms=10)[0])
+            ax.plot(*self.landscape.start, "o", color=plots.COLORS["point"], ms=8, zorder=5)
+            title = "plain descent" if run == "plain" else "clipped descent"
+            self._titles = getattr(self, "_titles", {})
+            self._titles[run] = self.moving(ax.set_title(title, fontsize=plots.FONT["title"]))
+            plots.label(ax, "w", "b")
+        bar = fig.colorbar(image, ax=list(axes), shrink=0.9, pad=0.02, extend="max")
+        bar.set_label(r"$\log_{10}\,\|\nabla L(w, b)\|$  (darker = steeper)")
+        return fig
+
+    def compute(self, step_size, max_norm):
+        ls = self.landscape
+        v = torch.tensor([math.inf, float(max_norm)], dtype=torch.float64)  # inf: never clips
+        runs = ls.descend(float(step_size), max_norm=v, dtype=torch.float64)
+        steps = runs.path.diff(dim=-2).norm(dim=-1)  # (2, steps): length of each update
+        self._path = runs.path.numpy()
+        state = {"step_size": float(step_size), "max_norm": float(max_norm)}
+        for i, run in enumerate(RUNS):
+            left_at = int(runs.left_at[i])
+            # the last point inside the picture (a run that left keeps its leaving point next)
+            last = runs.path[i, left_at - 1] if left_at > 0 else runs.final[i]
+            state[f"{run}_left_at"] = left_at
+            state[f"{run}_w"], state[f"{run}_b"] = last.tolist()
+            state[f"{run}_longest"] = steps[i].max().item()
+        self._left = [state[f"{run}_left_at"] for run in RUNS]
+        return state
+
+    def draw(self, state):
+        for i, run in enumerate(RUNS):
+            left_at = self._left[i]
+            path = self._path[i] if left_at < 0 else self._path[i, : left_at + 1]
+            self._paths[run].set_data(path[:, 0], path[:, 1])
+            self._ends[run].set_data([state[f"{run}_w"]], [state[f"{run}_b"]])
+            name = "plain descent" if run == "plain" else f"clipped at v = {state['max_norm']:.2g}"
+            where = "stays in the picture" if left_at < 0 else f"leaves at update {left_at}"
+            self._titles[run].set_text(f"{name}: {where}")
+
+
+class Figure1017Demo(LandscapeRunsDemo):
+    """Figure 10.17 rebuilt (:func:`clipkit.cliffs.figure_10_17`), with its valley floor."""
+
+    landscape = figure_10_17()
+    caption = (
+        "Raise the step size to 0.1: the plain run is thrown off the cliff; the clipped one climbs."
+    )
+
+    def decorate(self, ax):
+        w = self._w_axis
+        ax.plot(
+            w,
+            self.landscape.valley_floor(torch.as_tensor(w)).numpy(),
+            "--",
+            color=plots.COLORS["point"],
+            lw=1.2,
+        )
