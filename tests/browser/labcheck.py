@@ -443,8 +443,15 @@ class Checker:
         self.started: dict[str, dict] = {}
         self.page_errors: list[str] = []
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        page.on("console", self._on_console)
         if not page.url.startswith(lab.url):
             open_lab(page, lab)
+
+    def _on_console(self, message) -> None:
+        # A widget view that fails inside a box logs here and shows nothing else. Resources that
+        # cannot load (the badges' images, with the network closed) are not the notebook's fault.
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.page_errors.append(f"console: {message.text[:500]}")
 
     def start(self, path: str, t: Timeouts) -> None:
         """Open ``path``, wait for its kernel, and run all cells without waiting for them."""
