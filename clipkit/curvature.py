@@ -353,12 +353,9 @@ def momentum_path_on_quadratic(
     batch = torch.broadcast_shapes(start.shape[:-1], eps.shape, mu.shape)
     eps, mu = eps.expand(batch)[..., None], mu.expand(batch)[..., None]  # (..., 1) against d
     c = 1 - eps * h
-    top_right = mu * c if nesterov else mu.expand_as(c)
-    bottom_right = mu * c if nesterov else mu.expand_as(c)
+    carry = mu * c if nesterov else mu.expand_as(c)  # what u contributes to theta' and to u'
     # M: (..., d, 2, 2) acting on the column (theta, u)
-    m = torch.stack(
-        [torch.stack([c, top_right], -1), torch.stack([-eps * h, bottom_right], -1)], -2
-    )
+    m = torch.stack([torch.stack([c, carry], -1), torch.stack([-eps * h, carry], -1)], -2)
     powers = torch.eye(2, dtype=start.dtype, device=start.device).expand(*m.shape[:-2], 1, 2, 2)
     square = m  # M^(2^k)
     while powers.shape[-3] < steps + 1:
