@@ -1,6 +1,6 @@
 """Drive a notebook in JupyterLab through a real Chromium; list what a learner would see go wrong.
 
-``check_notebook`` opens one notebook, runs every cell, and returns a ``Report`` whose
+``Checker.check`` opens one notebook, runs every cell, and returns a ``Report`` whose
 ``problems`` are plain sentences: kernel errors and tracebacks, widgets that never render,
 demos that do not react to their slider, predict-first widgets that give no feedback. The tests
 assert that the report of a real notebook is empty, and that the report of a deliberately broken
@@ -14,8 +14,10 @@ numbers ``clipkit-readout``; a predict-first widget's root ``clipkit-predict``, 
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -139,9 +141,6 @@ class Lab:
 
 def start_lab(tmp: Path, timeout: float = 120.0) -> Lab:
     """Start JupyterLab with this interpreter, on a free loopback port, touching only ``tmp``."""
-    import json
-    import secrets
-
     root = make_served_copy(tmp / "serve")
     home = {name: tmp / name for name in ("config", "data", "runtime", "ipython")}
     settings_dir, workspaces_dir = tmp / "lab-settings", tmp / "lab-workspaces"
@@ -420,7 +419,7 @@ def _kernel_problems(log: dict, seen: tuple[int, int], stage: str) -> list[str]:
     problems = [f"{stage}: kernel error: {e}" for e in errors]
     stderr = _clean("".join(log["stderr"][seen[1] :]))
     if STDERR_FAILURE.search(stderr):
-        problems.append(f"{stage}: error on stderr: {stderr[-1500:]}")
+        problems.append(f"{stage}: error on stderr: {_shorten(stderr)}")
     return problems
 
 
