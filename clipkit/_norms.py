@@ -156,8 +156,10 @@ def scale_(grads: list[torch.Tensor], max_norm: float, norm, foreach: bool | Non
         coef = max_norm / (float(norm) + EPS)
         if coef >= 1.0:  # nothing to shrink: skip a full read and write of every gradient
             return
-        # A NaN coefficient or 0 (an inf norm) lands here too and spreads, as in torch.
-        map_parts(lambda part: [g.mul_(coef) for g in part], grads)
+        # A NaN coefficient or 0 (an inf norm) lands here too and spreads, as in torch. Each
+        # worker goes backwards through the part it just measured, so it starts on the bytes
+        # the norm pass left in the cache.
+        map_parts(lambda part: [g.mul_(coef) for g in reversed(part)], grads)
         return
     norm = torch.as_tensor(norm)
     coef = torch.clamp(max_norm / (norm + EPS), max=1.0)  # stays on the device: no sync
