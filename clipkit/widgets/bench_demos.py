@@ -11,7 +11,7 @@ from clipkit.widgets.cliff_step import CliffStepDemo
 from clipkit.widgets.drift import DIMS, THRESHOLDS, SignDriftDemo
 from clipkit.widgets.exponential import ExponentialDemo
 from clipkit.widgets.growth import PowerGrowthDemo
-from clipkit.widgets.landscape_runs import Figure1017Demo
+from clipkit.widgets.landscape_runs import Figure1017Demo, RNNUnitDemo
 from clipkit.widgets.one_weight import OneWeightCliffDemo
 from clipkit.widgets.ravine import RavineDemo
 from clipkit.widgets.saddle import SaddleDemo
@@ -52,4 +52,6 @@ DEMOS = [
     ("02 ravine: steps", RavineDemo, [{"steps": s} for s in range(10, 401, 20)]),
     ("03 figure 10.17: step size", Figure1017Demo, _sweep("step_size", 0.01, 0.5)),
     ("03 figure 10.17: threshold", Figure1017Demo, _sweep("max_norm", 0.1, 5.0)),
+    ("03 one-unit net: step size", RNNUnitDemo, _sweep("step_size", 0.25, 2.0, 8)),
+    ("03 one-unit net: start", RNNUnitDemo, [{"start": s} for s in "ABCABCABC"]),
 ]

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import math
 
+import ipywidgets
 import numpy as np
 import torch
 
 from clipkit import plots
-from clipkit.cliffs import Landscape, figure_10_17, log_grad_norm
+from clipkit.cliffs import Landscape, RNNUnit, figure_10_17, log_grad_norm
+from clipkit.descent import Descent, descend
+from clipkit.rnn import one_thread
 from clipkit.widgets.demo import Demo, float_slider
 
 RUNS = ("plain", "clipped")
@@ -86,22 +89,27 @@ class LandscapeRunsDemo(Demo):
                 plots.trajectory(ax, [], [], color=plots.COLORS[run], label=run)
             )
             self._ends[run] = self.moving(ax.plot([], [], "X", color=plots.COLORS[run], ms=10)[0])
-            ax.plot(*self.landscape.start, "o", color=plots.COLORS["point"], ms=8, zorder=5)
-            title = "plain descent" if run == "plain" else "clipped descent"
-            self._titles = getattr(self, "_titles", {})
-            self._titles[run] = self.moving(ax.set_title(title, fontsize=plots.FONT["title"]))
+            self._starts[run] = self.moving(
+                ax.plot([], [], "o", color=plots.COLORS["point"], ms=8, zorder=5)[0]
+            )
+            title = "plain descent" if run == "plain" else "clipped descent (threshold v)"
+            ax.set_title(title, fontsize=plots.FONT["title"])  # static: text is slow to blit
             plots.label(ax, "w", "b")
         bar = fig.colorbar(image, ax=list(axes), shrink=0.9, pad=0.02, extend="max")
         bar.set_label(r"$\log_{10}\,\|\nabla L(w, b)\|$  (darker = steeper)")
         return fig
 
-    def compute(self, step_size, max_norm):
-        ls = self.landscape
-        v = torch.tensor([math.inf, float(max_norm)], dtype=torch.float64)  # inf: never clips
-        runs = ls.descend(float(step_size), max_norm=v, dtype=torch.float64)
+    def runs(self, step_size: float, max_norm: float, **_) -> Descent:
+        """Plain and clipped descent from the landscape's start, as one batch of two runs."""
+        v = torch.tensor([math.inf, max_norm], dtype=torch.float64)  # inf: never clips
+        return self.landscape.descend(step_size, max_norm=v, dtype=torch.float64)
+
+    def compute(self, step_size, max_norm, **others):
+        runs = self.runs(float(step_size), float(max_norm), **others)
         steps = runs.path.diff(dim=-2).norm(dim=-1)  # (2, steps): length of each update
         self._path = runs.path.numpy()
         state = {"step_size": float(step_size), "max_norm": float(max_norm)}
+        state["start_w"], state["start_b"] = runs.path[0, 0].tolist()
         for i, run in enumerate(RUNS):
             left_at = int(runs.left_at[i])
             # the last point inside the picture (a run that left keeps its leaving point next)
@@ -118,9 +126,19 @@ class LandscapeRunsDemo(Demo):
             path = self._path[i] if left_at < 0 else self._path[i, : left_at + 1]
             self._paths[run].set_data(path[:, 0], path[:, 1])
             self._ends[run].set_data([state[f"{run}_w"]], [state[f"{run}_b"]])
-            name = "plain descent" if run == "plain" else f"clipped at v = {state['max_norm']:.2g}"
-            where = "stays in the picture" if left_at < 0 else f"leaves at update {left_at}"
-            self._titles[run].set_text(f"{name}: {where}")
+            self._starts[run].set_data([state["start_w"]], [state["start_b"]])
+
+    def readout_html(self, state):
+        where = [
+            f"{run}: "
+            + (
+                "stays in the picture"
+                if state[f"{run}_left_at"] < 0
+                else f"<b>leaves the picture at update {state[f'{run}_left_at']}</b>"
+            )
+            for run in RUNS
+        ]
+        return super().readout_html(state) + "<div>" + " &nbsp;·&nbsp; ".join(where) + "</div>"
 
 
 class Figure1017Demo(LandscapeRunsDemo):
@@ -140,3 +158,88 @@ class Figure1017Demo(LandscapeRunsDemo):
             color=plots.COLORS["point"],
             lw=1.2,
         )
+
+
+# Start points on the high plateau of the one-unit net (loss about 0.4) from which plain descent
+# with a step size of 1 creeps to the cliff, meets a gradient of about 10 and leaves the
+# picture; tests/widgets/test_demos_03.py checks that, and that clipped descent does not.
+UNIT_STARTS = {"A": (4.5, -3.0), "B": (5.0, -2.75), "C": (4.5, -2.5)}
+UNIT_STEP_SIZES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
+UNIT_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+class RNNUnitDemo(LandscapeRunsDemo):
+    """Pascanu et al.'s one-unit recurrent net, x_t = w sigmoid(x_{t-1}) + b over 50 steps.
+
+    Every run is differentiated through the 50 steps, too slow to redo on each slider move, so
+    the constructor runs all of them at once: every start in :data:`UNIT_STARTS`, every step
+    size in :data:`UNIT_STEP_SIZES`, every threshold in :data:`UNIT_THRESHOLDS` and no
+    threshold, in one batched call to :func:`clipkit.descent.descend`. A slider move picks.
+    """
+
+    landscape = RNNUnit(
+        start=UNIT_STARTS["A"],
+        bounds=((2.0, 8.0), (-6.0, 0.0)),
+        step_size=1.0,
+        max_norm=0.5,
+        steps=30,
+    )
+    step_range = (UNIT_STEP_SIZES[0], UNIT_STEP_SIZES[-1], 0.25)
+    threshold_range = (UNIT_THRESHOLDS[0], UNIT_THRESHOLDS[-1], 0.1)
+    caption = "Plain descent creeps along the plateau, meets the cliff and is thrown out."
+
+    def __init__(self, **initial):
+        with one_thread():  # many small ops: a busy machine's extra threads only slow them
+            starts = torch.tensor(list(UNIT_STARTS.values()), dtype=torch.float64)
+            eps = torch.tensor(UNIT_STEP_SIZES, dtype=torch.float64)
+            v = torch.tensor((*UNIT_THRESHOLDS, math.inf), dtype=torch.float64)
+            ls = self.landscape
+            self._all = descend(
+                ls.grad_at,
+                starts[:, None, None, :],
+                eps[None, :, None],
+                ls.steps,
+                max_norm=v,
+                bounds=ls.bounds,
+            )  # (start, step size, threshold) runs; the last threshold is plain descent
+            super().__init__(**initial)
+
+    def build_controls(self):
+        controls = super().build_controls()
+        controls["start"] = ipywidgets.ToggleButtons(
+            options=list(UNIT_STARTS), value="A", description="start"
+        )
+        return controls
+
+    def runs(self, step_size, max_norm, start="A"):
+        i = list(UNIT_STARTS).index(start)
+        j = _nearest(UNIT_STEP_SIZES, step_size)
+        k = _nearest(UNIT_THRESHOLDS, max_norm)
+        pick = torch.tensor([len(UNIT_THRESHOLDS), k])  # plain first, then clipped
+        d = self._all
+        return Descent(
+            d.path[i, j, pick],
+            d.grad_norms[i, j, pick],
+            d.left_at[i, j, pick],
+            d.diverged[i, j, pick],
+        )
+
+    def compute(self, step_size, max_norm, start="A"):
+        state = super().compute(
+            UNIT_STEP_SIZES[_nearest(UNIT_STEP_SIZES, step_size)],
+            UNIT_THRESHOLDS[_nearest(UNIT_THRESHOLDS, max_norm)],
+            start=start,
+        )
+        with torch.no_grad():
+            ends = torch.tensor(
+                [[state["plain_w"], state["plain_b"]], [state["clipped_w"], state["clipped_b"]]],
+                dtype=torch.float64,
+            )
+            state["plain_loss"], state["clipped_loss"] = self.landscape.loss(
+                ends[:, 0], ends[:, 1]
+            ).tolist()
+        return state
+
+
+def _nearest(values, x) -> int:
+    return min(range(len(values)), key=lambda i: abs(values[i] - float(x)))

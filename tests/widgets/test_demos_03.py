@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from clipkit import rnn
-from clipkit.cliffs import figure_10_17
-from clipkit.widgets.landscape_runs import Figure1017Demo
+from clipkit.cliffs import figure_10_17, rnn_unit_loss
+from clipkit.widgets.landscape_runs import UNIT_STARTS, Figure1017Demo, RNNUnitDemo
 from clipkit.widgets.training import ThresholdDemo, TrainingDemo
 
 # Short runs keep these tests quick; the demos accept any pair of runs.
@@ -165,3 +165,46 @@ def test_fig1017_paths_are_redrawn_in_place(fig1017):
     fig1017.update(step_size=0.05)
     assert fig1017._paths["plain"] is line and fig1017.fig is fig
     assert len(line.get_data()[0]) == figure_10_17().steps + 1
+
+
+# --- the one-unit recurrent net ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def unit():
+    d = RNNUnitDemo()
+    yield d
+    d.close()
+
+
+@pytest.mark.parametrize("start, eps, v", [("A", 1.0, 0.5), ("B", 0.5, 0.1), ("C", 2.0, 1.0)])
+def test_unit_state_matches_a_fresh_clipkit_descent(unit, start, eps, v):
+    unit.update(start=start, step_size=eps, max_norm=v)
+    s = unit.state
+    land = RNNUnitDemo.landscape
+    for run, max_norm in (("plain", None), ("clipped", v)):
+        ref = land.descend(eps, max_norm=max_norm, start=UNIT_STARTS[start], dtype=torch.float64)
+        assert s[f"{run}_left_at"] == ref.left_at.item()
+        longest = ref.path.diff(dim=0).norm(dim=-1).max().item()
+        assert s[f"{run}_longest"] == pytest.approx(longest, rel=1e-9)
+        if ref.left_at.item() < 0:
+            end = ref.final
+            assert (s[f"{run}_w"], s[f"{run}_b"]) == pytest.approx(tuple(end.tolist()), rel=1e-9)
+            want = rnn_unit_loss(end[0], end[1]).item()
+            assert s[f"{run}_loss"] == pytest.approx(want, rel=1e-9, abs=1e-15)
+    assert (s["start_w"], s["start_b"]) == UNIT_STARTS[start]
+
+
+@pytest.mark.parametrize("start", list(UNIT_STARTS))
+def test_unit_starts_throw_plain_descent_out_and_clipped_descent_stays(unit, start):
+    unit.update(start=start, step_size=1.0, max_norm=0.5)
+    s = unit.state
+    assert rnn_unit_loss(*map(torch.tensor, UNIT_STARTS[start])).item() > 0.3  # the plateau
+    assert s["plain_left_at"] > 0 and s["plain_longest"] > 5
+    assert s["clipped_left_at"] == -1 and s["clipped_longest"] <= 0.5 + 1e-12
+    assert s["clipped_loss"] < 0.03
+
+
+def test_unit_sliders_snap_to_the_precomputed_grid(unit):
+    unit.update(step_size=0.9, max_norm=0.44, start="A")
+    assert unit.state["step_size"] == 1.0 and unit.state["max_norm"] == 0.4
