@@ -6,7 +6,7 @@ shape with one or two parameters so that a learner can see the whole landscape.
 
 The two-parameter landscapes (:class:`Landscape`) carry their picture, start point and
 default runs: :func:`figure_10_17`, a closed-form rebuild of the book's Figure 10.17, and
-:func:`rnn_unit_loss`, the one-unit recurrent net that the book's figure comes from.
+:func:`rnn_unit_figure`, the one-unit recurrent net that the book's figure comes from.
 """
 
 from __future__ import annotations
@@ -75,6 +75,10 @@ def one_weight_cliff_step(
 Pair = tuple[float, float]
 
 
+def _axes(box: tuple[Pair, Pair], n: int, dtype, device) -> list[torch.Tensor]:
+    return [torch.linspace(lo, hi, n, dtype=dtype, device=device) for lo, hi in box]
+
+
 def _floats(w, b) -> tuple[torch.Tensor, torch.Tensor]:
     w, b = torch.as_tensor(w), torch.as_tensor(b)
     dtype = torch.promote_types(w.dtype, b.dtype)
@@ -139,16 +143,13 @@ class Landscape:
 
     def grid(self, n: int = 200, dtype=None, device=None) -> tuple[torch.Tensor, torch.Tensor]:
         """Axes covering the picture: w of shape (1, n) and b of shape (n, 1), for imshow."""
-        (w0, w1), (b0, b1) = self.bounds
-        w = torch.linspace(w0, w1, n, dtype=dtype, device=device)
-        b = torch.linspace(b0, b1, n, dtype=dtype, device=device)
+        w, b = _axes(self.bounds, n, dtype, device)
         return w[None, :], b[:, None]
 
     def descend(self, step_size=None, max_norm=None, steps=None, start=None, **kw) -> Descent:
-        """Runs from ``start`` (default: the landscape's) through :func:`clipkit.descent.descend`.
+        """:func:`clipkit.descent.descend` in the picture; ``max_norm=None`` is plain descent.
 
-        ``max_norm=None`` is plain descent; pass ``self.max_norm`` for the clipped run. Step
-        sizes and thresholds may be tensors: one run each.
+        Step sizes, thresholds and starts (..., 2) may be tensors: one run each.
         """
         p0 = torch.as_tensor(self.start if start is None else start, dtype=kw.pop("dtype", None))
         eps = self.step_size if step_size is None else step_size
@@ -160,13 +161,12 @@ class Landscape:
 class CliffValley(Landscape):
     """Figure 10.17 rebuilt: L(w, b) = a (b - w/2)**2 - s w + exp(k (w - c)).
 
-    A valley whose floor is the line b = w/2 runs down towards a wall, the exponential, that
-    rises near w = c. The slope in closed form:
+    A valley with floor b = w/2 slopes down into a wall, the exponential, near w = c:
 
         dL/dw = -a (b - w/2) - s + k exp(k (w - c)),    dL/db = 2 a (b - w/2).
 
-    Not the book's network (that is :func:`rnn_unit_loss`), but the same shape: a flat region
-    that leads straight into a face so steep that one plain step is thrown far away.
+    Not the book's network (:func:`rnn_unit_loss`) but its shape: a gentle slope that leads
+    into a face so steep that one plain step from it is thrown far away.
     """
 
     a: float
@@ -218,14 +218,23 @@ def rnn_unit_loss(w, b, steps: int = 50, x0: float = 0.5, target: float = 0.7) -
 
 @dataclass(frozen=True)
 class RNNUnit(Landscape):
-    """:func:`rnn_unit_loss` as a landscape; its gradient comes from autograd."""
+    """:func:`rnn_unit_loss` as a landscape; its gradient comes from autograd.
 
+    ``patch`` is a rectangle of start points on the plateau below the cliff, for runs from
+    many starts at once: one run's fate at a cliff this thin hangs on its exact start.
+    """
+
+    patch: tuple[Pair, Pair] = ((4.5, 6.0), (-4.0, -3.0))
     unroll: int = 50
     x0: float = 0.5
     target: float = 0.7
 
     def loss(self, w, b) -> torch.Tensor:
         return rnn_unit_loss(w, b, self.unroll, self.x0, self.target)
+
+    def patch_starts(self, n: int = 10, dtype=None, device=None) -> torch.Tensor:
+        """An n x n grid of starts covering ``patch``, shape (n, n, 2), indexed [w, b]."""
+        return torch.stack(torch.meshgrid(*_axes(self.patch, n, dtype, device), indexing="ij"), -1)
 
 
 def figure_10_17() -> CliffValley:
@@ -253,4 +262,26 @@ def figure_10_17() -> CliffValley:
         s=5.0,
         k=20.0,
         c=1.0,
+    )
+
+
+def rnn_unit_figure() -> RNNUnit:
+    """Pascanu's one-unit net on w in [2, 8], b in [-6, 0], where its cliff crosses the picture.
+
+    From (5.2, -3.1), plain descent with step 1 creeps up the plateau (gradients near 0.1),
+    lands on the cliff at update 3, meets a gradient of about 6000 and leaves the picture at
+    update 4; clipped at 0.5 it crosses the cliff and ends below a loss of 0.05. Over the 100
+    starts of ``patch_starts()`` about a third of the plain runs are thrown out and none of
+    the clipped ones (tests/test_cliffs.py).
+
+    >>> net = rnn_unit_figure()
+    >>> net.descend().left_at.item(), net.descend(max_norm=net.max_norm).left.item()
+    (4, False)
+    """
+    return RNNUnit(
+        start=(5.2, -3.1),
+        bounds=((2.0, 8.0), (-6.0, 0.0)),
+        step_size=1.0,
+        max_norm=0.5,
+        steps=50,
     )

@@ -16,6 +16,7 @@ from clipkit.cliffs import (
     figure_10_17,
     gradient_field,
     log_grad_norm,
+    rnn_unit_figure,
     rnn_unit_loss,
 )
 
@@ -209,3 +210,33 @@ def test_rnn_unit_gradient_field_is_central_differences_off_the_cliff():
     fd_b = (rnn_unit_loss(w, b + h) - rnn_unit_loss(w, b - h)) / (2 * h)
     torch.testing.assert_close(dw, fd_w, rtol=1e-5, atol=1e-9)
     torch.testing.assert_close(db, fd_b, rtol=1e-5, atol=1e-9)
+
+
+def test_rnn_figure_display_run_plain_is_thrown_out_clipped_crosses_the_cliff():
+    net = rnn_unit_figure()
+    for dtype in (torch.float32, F64):
+        plain = net.descend(dtype=dtype)
+        assert plain.left_at.item() == 4 and not plain.diverged.item()
+        assert (plain.grad_norms[:3] < 0.2).all()  # creeping up the plateau ...
+        assert plain.grad_norms[3] > 5000  # ... until update 3 lands on the cliff
+        clipped = net.descend(max_norm=net.max_norm, dtype=dtype)
+        assert not clipped.left.item()
+        assert clipped.grad_norms.max() > 100  # it met the cliff too, and clipping capped it
+        assert net.loss(*clipped.final.unbind(-1)).item() < 0.05 < net.loss(*net.start).item()
+
+
+def test_rnn_figure_patch_about_a_third_of_plain_runs_are_thrown_none_clipped():
+    net = rnn_unit_figure()
+    for dtype in (torch.float32, F64):
+        starts = net.patch_starts(10, dtype=dtype)
+        assert (net.loss(*starts.unbind(-1)) > 0.3).float().mean() > 0.9  # on the plateau
+        plain = net.descend(start=starts)
+        share = plain.left.double().mean().item()
+        assert 0.25 < share < 0.45, share
+        # Thrown, not drifted out: the update that left was longer than a third of the picture.
+        last = (plain.left_at[plain.left] - 1)[:, None]
+        assert (plain.grad_norms[plain.left].gather(-1, last) * net.step_size > 2).all()
+        clipped = net.descend(start=starts, max_norm=net.max_norm)
+        assert not clipped.left.any()
+        crossed = net.loss(*clipped.final.unbind(-1)) < 0.1
+        assert crossed.double().mean() > 0.9
