@@ -439,6 +439,266 @@ def test_04_elementwise_vs_norm_question_bank_agrees_with_clipkit():
         assert number in reasons, number
 
 
+# --- 03-norm-clipping.ipynb ---------------------------------------------------------------
+
+NB03 = "03-norm-clipping.ipynb"
+
+
+def _fig1017_runs():
+    from clipkit.cliffs import figure_10_17
+
+    return figure_10_17().descend(_f64(0.05, 0.1), dtype=torch.float64)
+
+
+def _rnn_runs():
+    from clipkit import rnn
+
+    return rnn.notebook_runs()
+
+
+def test_03_norm_clipping_s1_three_four_clips_to_0_6_0_8_and_not_at_10():
+    from clipkit.clipping import clip_by_norm
+
+    g = _f64(3.0, 4.0)
+    assert [round(x, 6) for x in clip_by_norm(g, 1.0).tolist()] == [0.6, 0.8]
+    assert torch.equal(clip_by_norm(g, 10.0), g)
+    prose = section_prose(NB03, 1)
+    assert "$g = (3, 4)$, whose norm is 5" in prose and "$(0.6, 0.8)$" in prose
+    assert "With $v = 10$ nothing happens" in prose
+
+
+def test_03_norm_clipping_s1_short_gradient_passes_unchanged():
+    from clipkit.clipping import clip_by_norm
+
+    g = _f64(0.3, 0.4)
+    assert g.norm().item() == 0.5 and torch.equal(clip_by_norm(g, 1.0), g)
+    assert_prose_states(NB03, 1, "0.5")
+
+
+def test_03_norm_clipping_s1_torch_rule_differs_by_1e_minus_6_over_norm():
+    from clipkit.clipping import clip_by_norm, clip_grad_norm_
+
+    w = torch.zeros(2, dtype=torch.float64, requires_grad=True)
+    w.grad = _f64(30.0, 40.0)
+    clip_grad_norm_([w], 1.0)
+    book = clip_by_norm(_f64(30.0, 40.0), 1.0)
+    rel = ((w.grad - book).norm() / book.norm()).item()
+    assert abs(rel - 1e-6 / 50) < 1e-12
+    assert r"v / (\|g\| + 10^{-6})" in section_prose(NB03, 1)
+
+
+def test_03_norm_clipping_s2_step_0_05_hits_the_wall_at_step_3_gradient_78_5_thrown_3_93():
+    runs = _fig1017_runs()
+    assert runs.left_at[0].item() == -1  # stays in the picture
+    assert f"{runs.grad_norms[0, 3].item():.1f}" == "78.5"
+    jump = (runs.path[0, 3, 0] - runs.path[0, 4, 0]).item()
+    assert f"{jump:.2f}" == "3.93"
+    assert runs.grad_norms[0, 3] > 10 * runs.grad_norms[0, 2]  # the wall, met at step 3
+    for number in ("78.5", "3.93", "step 3"):
+        assert_prose_states(NB03, 2, number)
+
+
+def test_03_norm_clipping_s2_step_0_1_lands_at_1_19_gradient_849_jump_84_9_to_minus_83_7():
+    runs = _fig1017_runs()
+    assert runs.left_at[1].item() == 2
+    assert f"{runs.path[1, 1, 0].item():.2f}" == "1.19"
+    assert f"{runs.grad_norms[1, 1].item():.0f}" == "849"
+    assert f"{(runs.path[1, 2] - runs.path[1, 1]).norm().item():.1f}" == "84.9"
+    assert f"{runs.path[1, 2, 0].item():.1f}" == "-83.7"
+    for number in ("1.19", "849", "84.9", "-83.7"):
+        assert_prose_states(NB03, 2, number)
+
+
+def test_03_norm_clipping_s2_clipped_at_1_stays_inside_up_to_step_0_5():
+    from clipkit.cliffs import figure_10_17
+
+    eps = torch.linspace(0.01, 0.5, 50, dtype=torch.float64)
+    runs = figure_10_17().descend(eps, max_norm=1.0, dtype=torch.float64)
+    assert not runs.left.any()
+    steps = runs.path.diff(dim=-2).norm(dim=-1)
+    assert (steps <= eps[:, None] * (1 + 1e-12)).all()  # never longer than the step size
+    assert "every step size up to 0.5" in section_prose(NB03, 2)
+
+
+def test_03_norm_clipping_s2_landscape_start_and_steps():
+    from clipkit.cliffs import figure_10_17
+
+    fig = figure_10_17()
+    assert fig.start == (-0.25, 1.75) and fig.steps == 40
+    assert (fig.a, fig.s, fig.k, fig.c) == (5.0, 5.0, 20.0, 1.0)
+    prose = section_prose(NB03, 2)
+    assert "$(w, b) = (-0.25, 1.75)$" in prose and "take 40 steps" in prose
+    assert r"5\,(b - w/2)^2 - 5\,w + e^{20\,(w - 1)}" in prose
+
+
+def _unit_runs():
+    from clipkit.widgets.landscape_runs import UNIT_STARTS, RNNUnitDemo
+
+    unit = RNNUnitDemo.landscape
+    starts = torch.tensor(list(UNIT_STARTS.values()), dtype=torch.float64)
+    plain = unit.descend(1.0, start=starts, dtype=torch.float64)
+    clipped = unit.descend(1.0, max_norm=0.5, start=starts, dtype=torch.float64)
+    return unit, starts, plain, clipped
+
+
+def test_03_norm_clipping_s3_loss_jumps_0_333_at_w_5_but_0_0005_at_w_3():
+    from clipkit.cliffs import rnn_unit_loss
+
+    b = torch.arange(-6, 0, 0.001, dtype=torch.float64)
+    w = _f64(3.0, 4.0, 4.5, 5.0, 6.0)[:, None]
+    jump = rnn_unit_loss(w, b).diff(dim=-1).abs().max(dim=-1)
+    assert f"{jump.values[0].item():.4f}" == "0.0005"
+    assert f"{jump.values[3].item():.3f}" == "0.333"
+    assert f"{b[jump.indices[3]].item():.3f}" == "-2.613"
+    assert jump.values[1] < 0.01 < jump.values[2]  # the cliff appears above about w = 4
+    for number in ("0.0005", "0.333", "-2.613", "0.001"):
+        assert_prose_states(NB03, 3, number)
+    assert "For $w$ above about 4" in section_prose(NB03, 3)
+
+
+def test_03_norm_clipping_s3_starts_on_the_plateau_loss_0_4_gradient_0_10_at_a():
+    unit, starts, _, _ = _unit_runs()
+    losses = unit.loss(starts[:, 0], starts[:, 1])
+    assert all(f"{x:.1f}" == "0.4" for x in losses.tolist()[:2]) and losses[2] > 0.3
+    assert f"{unit.grad_at(starts[0]).norm().item():.2f}" == "0.10"
+    prose = section_prose(NB03, 3)
+    assert "the loss is about 0.4" in prose and "0.10 at A" in prose
+    assert "200 by 200" in prose and "30 steps" in prose
+
+
+def test_03_norm_clipping_s3_from_a_plain_creeps_18_updates_then_gradient_10_4_leaves_at_19():
+    _, _, plain, _ = _unit_runs()
+    assert plain.left_at[0].item() == 19
+    assert plain.grad_norms[0, :18].max().item() < 0.6
+    assert f"{plain.grad_norms[0, 18].item():.1f}" == "10.4"
+    prose = section_prose(NB03, 3)
+    assert "creeps for 18 updates with gradients below 0.6" in prose
+    assert "at update 19 it meets a gradient of 10.4" in prose
+
+
+def test_03_norm_clipping_s3_clipped_cut_3_times_ends_at_0_0032_others_leave_at_24_and_12():
+    unit, _, plain, clipped = _unit_runs()
+    assert (clipped.left_at == -1).all()
+    assert (clipped.grad_norms[0] > 0.5).sum().item() == 3
+    final = unit.loss(clipped.final[:, 0], clipped.final[:, 1])
+    assert_prose_states(NB03, 3, f"{final[0].item():.4f}")
+    assert plain.left_at[1:].tolist() == [24, 12]
+    prose = section_prose(NB03, 3)
+    assert "cut on 3 of its 30 updates" in prose and "updates 24 and 12" in prose
+
+
+def test_03_norm_clipping_s4_net_is_32_units_50_steps_radius_1_5_batch_32():
+    from clipkit import rnn
+
+    assert (rnn.HIDDEN, rnn.LENGTH, rnn.RADIUS, rnn.BATCH_SIZE) == (32, 50, 1.5, 32)
+    assert (rnn.STEPS, rnn.LR, rnn.CLIP) == (100, 0.05, 1.0)
+    prose = section_prose(NB03, 4)
+    for phrase in ("32 tanh units", "50 numbers", "spectral radius 1.5", "batch of 32"):
+        assert phrase in prose, phrase
+    assert "100 steps" in prose and "step size 0.05" in prose and "$v = 1$" in prose
+
+
+def test_03_norm_clipping_s4_first_gradient_norm_is_11_5():
+    plain, clipped = _rnn_runs()
+    assert plain.grad_norm[0].item() == clipped.grad_norm[0].item()
+    assert_prose_states(NB03, 4, f"{clipped.grad_norm[0].item():.1f}")
+
+
+def test_03_norm_clipping_s4_plain_run_overflows_before_100_steps():
+    plain, _ = _rnn_runs()
+    assert plain.diverged_at is not None and plain.diverged_at < 100
+    assert "overflows to infinity before the 100 steps are over" in section_prose(NB03, 4)
+
+
+def test_03_norm_clipping_s4_clipped_on_8_steps_the_first_six_among_them():
+    _, clipped = _rnn_runs()
+    hits = clipped.clipped.nonzero().flatten().tolist()
+    assert len(hits) == 8 and hits[:6] == list(range(6))
+    assert "clipped on 8 of the 100 steps, six of them the first six" in section_prose(NB03, 4)
+
+
+def test_03_norm_clipping_s4_clipped_loss_over_last_20_steps_is_0_0011():
+    _, clipped = _rnn_runs()
+    assert clipped.diverged_at is None
+    assert_prose_states(NB03, 4, f"{clipped.loss[-20:].mean().item():.4f}")
+
+
+def test_03_norm_clipping_s4_answering_zero_costs_1():
+    from clipkit import rnn
+
+    x, y = rnn.first_bit_batch(64)
+    assert ((0 - y) ** 2).mean().item() == 1.0
+    assert "answering 0 costs 1" in section_prose(NB03, 4)
+
+
+def test_03_norm_clipping_s5_mean_norm_0_95_median_0_23():
+    from clipkit import rnn
+
+    norms = _rnn_runs()[1].grad_norm
+    assert_prose_states(NB03, 5, f"{rnn.rule_of_thumb(norms).item():.2f}")
+    assert_prose_states(NB03, 5, f"{norms.median().item():.2f}")
+
+
+def test_03_norm_clipping_s5_fractions_clipped_16_8_6_5_3_percent():
+    from clipkit import rnn
+
+    norms = _rnn_runs()[1].grad_norm
+    mean = rnn.rule_of_thumb(norms)
+    fractions = rnn.fraction_clipped(norms, _f64(0.5, 1, 2, 5, 10) * mean)
+    text = ", ".join(f"{f:.0%}" for f in fractions.tolist()[:-1])
+    text += f" and {fractions[-1].item():.0%}"
+    assert text == "16%, 8%, 6%, 5% and 3%"
+    assert text in section_prose(NB03, 5)
+
+
+def test_03_norm_clipping_s5_sum_makes_mean_30_3_and_clips_97_percent():
+    from clipkit import rnn
+
+    norms = _rnn_runs()[1].grad_norm
+    total = norms * rnn.BATCH_SIZE
+    assert_prose_states(NB03, 5, f"{rnn.rule_of_thumb(total).item():.1f}")
+    assert_prose_states(NB03, 5, f"{rnn.fraction_clipped(total, 1.0).item():.0%}")
+    assert "exactly 32 times the mean" in section_prose(NB03, 5)
+
+
+def test_03_norm_clipping_s5_typical_norms_by_batch_size():
+    from clipkit import rnn
+
+    table = rnn.typical_norms(_rnn_runs()[1].net, batch_sizes=(8, 32, 128))
+    torch.testing.assert_close(table[1], table[0] * _f64(8, 32, 128))
+    assert [f"{x:.3g}" for x in table[1].tolist()] == ["1.44", "8.39", "33.8"]
+    assert [f"{x:.2f}" for x in table[0].tolist()[::2]] == ["0.18", "0.26"]
+    assert "from 1.44 to 8.39 to 33.8" in section_prose(NB03, 5)
+    assert "from 0.18 to 0.26" in section_prose(NB03, 5)
+
+
+def test_03_norm_clipping_question_bank_agrees_with_clipkit():
+    from clipkit import rnn
+    from clipkit.widgets.bank import load_bank
+
+    bank = load_bank("03-norm-clipping")
+    reasons = " ".join(" ".join(q.reasons) for q in bank.values())
+    runs = _fig1017_runs()
+    first = (runs.path[1, 1] - runs.path[1, 0]).norm().item()
+    norms = _rnn_runs()[1].grad_norm
+    numbers = (
+        f"{first:.1f} long",
+        f"{runs.grad_norms[1, 1].item():.0f}",
+        f"about {(runs.path[1, 2] - runs.path[1, 1]).norm().item():.0f} long",
+        f"w = {runs.path[1, 2, 0].item():.1f}",
+        f"about {runs.grad_norms[1, 0].item():.0f}",
+        f"{norms.median().item():.2f} becomes {rnn.BATCH_SIZE * norms.median().item():.1f}",
+        f"{rnn.fraction_clipped(norms * rnn.BATCH_SIZE, 1.0).item():.0%}",
+    )
+    for number in numbers:
+        assert number in reasons, number
+    _, _, plain, _ = _unit_runs()
+    assert f"at update 19 that gradient is {plain.grad_norms[0, 18].item():.1f}" in reasons
+    right = bank["sum-instead-of-mean"].choices[bank["sum-instead-of-mean"].answer]
+    assert right == "nearly every step"
+    assert bank["two-steps-at-0-1"].choices[bank["two-steps-at-0-1"].answer].startswith("far")
+
+
 # --- 02-second-derivatives.ipynb --------------------------------------------------------------
 
 NB02 = "02-second-derivatives.ipynb"
