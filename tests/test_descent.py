@@ -156,3 +156,31 @@ def test_a_threshold_that_is_no_threshold_is_refused(bad):
 def test_bounds_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match="bounds"):
         descend(lambda p: p, torch.ones(3, 2), 0.1, 3, bounds=[(-1, 1)])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_clip_rows_agrees_with_clipkit_clipping_row_by_row(dtype):
+    # clip_rows_by_norm exists for per-run thresholds (a tensor max_norm); with one number it
+    # must be exactly clipkit.clipping.clip_by_norm(..., dim=-1), the same book's rule.
+    from clipkit.clipping import clip_by_norm
+
+    gen = torch.Generator().manual_seed(3)
+    g = (
+        torch.randn(64, 5, generator=gen, dtype=dtype)
+        * torch.logspace(-2, 2, 64, dtype=dtype)[:, None]
+    )
+    for v in (0.01, 1.0, 7.5):
+        torch.testing.assert_close(clip_rows_by_norm(g, v), clip_by_norm(g, v, dim=-1))
+
+
+def test_momenta_and_thresholds_are_batch_dimensions_too():
+    mu = torch.tensor([0.0, 0.5, 0.9], dtype=torch.float64)
+    v = torch.tensor([[1.0], [30.0]], dtype=torch.float64)  # (2, 1) x (3,) -> (2, 3) runs
+    batch = run(eps=0.02, steps=20, momentum=mu, max_norm=v, nesterov=True)
+    assert batch.path.shape == (2, 3, 21, 2)
+    for i in range(2):
+        for j in range(3):
+            expected = hand_descent(
+                START, 0.02, 20, v=v[i, 0].item(), mu=mu[j].item(), nesterov=True
+            )
+            torch.testing.assert_close(batch.path[i, j], expected, rtol=0, atol=1e-12)
