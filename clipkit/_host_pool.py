@@ -23,7 +23,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
-INLINE_BELOW = 1 << 20  # entries in all: below this a thread hand-off costs more than it saves
+# Below 64k entries in all, hardly any tensor reaches the 32,768 entries at which torch starts
+# an OpenMP team, and a hand-off to a worker costs more than the work.
+INLINE_BELOW = 1 << 16
+PIECE = 1 << 22  # entries: larger dense tensors are cut up, so one huge one still uses every core
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -53,6 +56,30 @@ def _forget_pool() -> None:
 os.register_at_fork(after_in_child=_forget_pool)
 
 
+def dense_view(t: torch.Tensor) -> torch.Tensor | None:
+    """``t`` as a 1-D view if its entries fill one block of memory in some order, else None.
+
+    A transposed or channels-last gradient has no gaps, only another order; a sum of squares,
+    a scale or a clamp does not care about order, so they can run on the block directly.
+
+    >>> dense_view(torch.zeros(3, 4).t()).shape, dense_view(torch.zeros(4, 6)[:, ::2])
+    (torch.Size([12]), None)
+    """
+    if t.is_contiguous():
+        return t.view(-1)
+    expected = 1
+    for stride, size in sorted((s, n) for s, n in zip(t.stride(), t.shape, strict=True) if n != 1):
+        if stride != expected:
+            return None  # gaps or overlaps
+        expected *= size
+    return t.as_strided((t.numel(),), (1,))
+
+
+def _pieces(t: torch.Tensor) -> list[torch.Tensor]:
+    flat = dense_view(t) if t.numel() > PIECE else None
+    return [t] if flat is None else list(flat.split(PIECE))
+
+
 def balanced(tensors: list[torch.Tensor], parts: int) -> list[list[torch.Tensor]]:
     """Deal ``tensors`` into ``parts`` lists of nearly equal size: largest first, to the lightest.
 
@@ -69,8 +96,12 @@ def balanced(tensors: list[torch.Tensor], parts: int) -> list[list[torch.Tensor]
 
 
 def map_parts(fn: Callable[[list[torch.Tensor]], object], tensors: list[torch.Tensor]) -> list:
-    """``fn`` over balanced parts of ``tensors``, in worker threads when that pays; the results."""
+    """``fn`` over balanced parts of ``tensors``, in worker threads when that pays; the results.
+
+    ``fn`` must not care how a tensor is cut: large dense ones arrive as 1-D pieces.
+    """
     threads = torch.get_num_threads()
     if threads <= 1 or sum(t.numel() for t in tensors) < INLINE_BELOW:
         return [fn(tensors)]
-    return list(_get_pool(threads).map(fn, balanced(tensors, threads)))
+    pieces = [piece for t in tensors for piece in _pieces(t)]
+    return list(_get_pool(threads).map(fn, balanced(pieces, threads)))

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import torch
 
 from clipkit._clip_args import FOREACH_DEVICES
-from clipkit._host_pool import map_parts
+from clipkit._host_pool import dense_view, map_parts
 
 FORCE_DEVICE_ROUTE = False  # tests flip this to run the sync-free route on the CPU
 EPS = 1e-6  # torch's guard in max_norm / (norm + eps); kept for parity
@@ -50,17 +50,9 @@ def accumulator(t: torch.Tensor) -> torch.dtype | None:
 
 
 def _dense_flat(t: torch.Tensor) -> torch.Tensor:
-    """``t`` as one 1-D tensor, without a copy whenever its elements fill one block of memory."""
-    if t.is_contiguous():
-        return t.view(-1)
-    # A transposed or channels-last gradient has no gaps, just another order, and a sum of
-    # squares does not care about order: read the block directly instead of copying it.
-    expected = 1
-    for stride, size in sorted((s, n) for s, n in zip(t.stride(), t.shape, strict=True) if n != 1):
-        if stride != expected:
-            return t.reshape(-1)  # gaps or overlaps: a copy is the honest answer
-        expected *= size
-    return t.as_strided((t.numel(),), (1,))
+    """``t`` as one 1-D tensor: a view when its entries fill one block of memory, else a copy."""
+    flat = dense_view(t)
+    return flat if flat is not None else t.reshape(-1)
 
 
 def _host_sum_of_squares(t: torch.Tensor) -> float:

@@ -7,6 +7,7 @@ run: the host route (CPU) and the sync-free device route forced onto the CPU.
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 
@@ -25,10 +26,12 @@ RTOL = 1e-6
 
 @pytest.fixture(params=["host", "host-threads", "device"])
 def route(request, monkeypatch):
-    """host: CPU kernels inline; host-threads: dealt to worker threads; device: sync-free."""
+    """host: CPU kernels inline; host-threads: cut up and dealt to worker threads; device:
+    the sync-free route."""
     monkeypatch.setattr(_norms, "FORCE_DEVICE_ROUTE", request.param == "device")
     if request.param == "host-threads":
         monkeypatch.setattr(_host_pool, "INLINE_BELOW", 0)  # small tests take the pool too
+        monkeypatch.setattr(_host_pool, "PIECE", 5)  # and their tensors are cut into pieces
         monkeypatch.setattr(torch, "get_num_threads", lambda: 2)  # even on a one-core runner
     return request.param
 
@@ -92,9 +95,11 @@ def _same_grads(ours: list, theirs: list, what: str) -> None:
 def test_clip_grad_norm_matches_torch(norm_type, dtype, route):
     for foreach in FOREACH:
         for kind in INPUTS:
-            for max_norm in (1.0, 1e4):  # clips, then does not
-                what = f"p={norm_type} {dtype} foreach={foreach} {kind} max_norm={max_norm}"
+            for factor in (0.05, 0.9, 1e4):  # clips hard, clips a little, does not clip
+                what = f"p={norm_type} {dtype} foreach={foreach} {kind} max_norm={factor} norm"
                 ours, theirs = _twins(dtype, kind)
+                grads = [p.grad for p in theirs if p.grad is not None]
+                max_norm = factor * max(float(torch.nn.utils.get_total_norm(grads, norm_type)), 1)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # both warn on an empty generator
                     got = clipkit.clip_grad_norm_(
@@ -194,3 +199,16 @@ def test_the_worker_threads_leave_the_callers_thread_count_alone(monkeypatch):
     torch.nn.utils.clip_grad_norm_(theirs, 1.0)
     _same_grads(ours, theirs, "threads")
     assert torch.get_num_threads() == threads
+
+
+@pytest.mark.parametrize(
+    "name", ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
+)
+def test_the_signatures_are_torchs(name):
+    ours = inspect.signature(getattr(clipkit, name)).parameters
+    theirs = inspect.signature(getattr(torch.nn.utils, name)).parameters
+    assert list(ours)[: len(theirs)] == list(theirs)
+    for arg, spec in theirs.items():
+        assert ours[arg].default == spec.default and ours[arg].kind == spec.kind, arg
+    extra = list(ours)[len(theirs) :]
+    assert all(ours[arg].kind is inspect.Parameter.KEYWORD_ONLY for arg in extra)
