@@ -532,13 +532,14 @@ def test_03_norm_clipping_s2_landscape_start_and_steps():
 
 
 def _unit_runs():
-    from clipkit.widgets.landscape_runs import UNIT_STARTS, RNNUnitDemo
+    from clipkit.cliffs import rnn_unit_figure
 
-    unit = RNNUnitDemo.landscape
-    starts = torch.tensor(list(UNIT_STARTS.values()), dtype=torch.float64)
-    plain = unit.descend(1.0, start=starts, dtype=torch.float64)
-    clipped = unit.descend(1.0, max_norm=0.5, start=starts, dtype=torch.float64)
-    return unit, starts, plain, clipped
+    unit = rnn_unit_figure()
+    patch = unit.patch_starts(10, dtype=torch.float64).reshape(-1, 2)
+    starts = torch.cat([torch.tensor([unit.start], dtype=torch.float64), patch])
+    plain = unit.descend(start=starts, dtype=torch.float64)
+    clipped = unit.descend(max_norm=0.5, start=starts, dtype=torch.float64)
+    return unit, plain, clipped
 
 
 def test_03_norm_clipping_s3_loss_jumps_0_333_at_w_5_but_0_0005_at_w_3():
@@ -556,35 +557,58 @@ def test_03_norm_clipping_s3_loss_jumps_0_333_at_w_5_but_0_0005_at_w_3():
     assert "For $w$ above about 4" in section_prose(NB03, 3)
 
 
-def test_03_norm_clipping_s3_starts_on_the_plateau_loss_0_4_gradient_0_10_at_a():
-    unit, starts, _, _ = _unit_runs()
-    losses = unit.loss(starts[:, 0], starts[:, 1])
-    assert all(f"{x:.1f}" == "0.4" for x in losses.tolist()[:2]) and losses[2] > 0.3
-    assert f"{unit.grad_at(starts[0]).norm().item():.2f}" == "0.10"
+def test_03_norm_clipping_s3_start_5_2_minus_3_1_loss_0_41_gradient_0_10_step_1_50_steps():
+    unit, _, _ = _unit_runs()
+    start = torch.tensor(unit.start, dtype=torch.float64)
+    assert unit.start == (5.2, -3.1) and unit.step_size == 1.0 and unit.steps == 50
+    assert f"{unit.loss(*start).item():.2f}" == "0.41"
+    assert f"{unit.grad_at(start).norm().item():.2f}" == "0.10"
     prose = section_prose(NB03, 3)
-    assert "the loss is about 0.4" in prose and "0.10 at A" in prose
-    assert "200 by 200" in prose and "30 steps" in prose
+    assert "$(w, b) = (5.2, -3.1)$" in prose and "the loss is 0.41" in prose
+    assert "small: 0.10" in prose and "step size 1" in prose and "in 50 steps" in prose
+    assert "200 by 200" in prose
 
 
-def test_03_norm_clipping_s3_from_a_plain_creeps_18_updates_then_gradient_10_4_leaves_at_19():
-    _, _, plain, _ = _unit_runs()
-    assert plain.left_at[0].item() == 19
-    assert plain.grad_norms[0, :18].max().item() < 0.6
-    assert f"{plain.grad_norms[0, 18].item():.1f}" == "10.4"
+def test_03_norm_clipping_s3_plain_creeps_0_10_0_11_0_14_meets_6171_leaves_at_update_4():
+    _, plain, _ = _unit_runs()
+    first = [f"{x:.2f}" for x in plain.grad_norms[0, :3].tolist()]
+    assert first == ["0.10", "0.11", "0.14"]
+    face = plain.grad_norms[0, 3].item()
+    assert f"{face:.0f}" == "6171" and plain.left_at[0].item() == 4
+    step = (plain.path[0, 4] - plain.path[0, 3]).norm().item()
+    assert abs(step - face) < 1e-9  # step size 1: the step is as long as the gradient
     prose = section_prose(NB03, 3)
-    assert "creeps for 18 updates with gradients below 0.6" in prose
-    assert "at update 19 it meets a gradient of 10.4" in prose
+    assert "gradients of 0.10, 0.11 and 0.14" in prose
+    assert f"the gradient is {face:.0f}, so update 4 is {step:.0f} long" in prose
 
 
-def test_03_norm_clipping_s3_clipped_cut_3_times_ends_at_0_0032_others_leave_at_24_and_12():
-    unit, _, plain, clipped = _unit_runs()
-    assert (clipped.left_at == -1).all()
-    assert (clipped.grad_norms[0] > 0.5).sum().item() == 3
-    final = unit.loss(clipped.final[:, 0], clipped.final[:, 1])
-    assert_prose_states(NB03, 3, f"{final[0].item():.4f}")
-    assert plain.left_at[1:].tolist() == [24, 12]
+def test_03_norm_clipping_s3_clipped_cut_5_times_ends_at_0_021():
+    unit, _, clipped = _unit_runs()
+    assert clipped.left_at[0].item() == -1
+    assert (clipped.grad_norms[0] > 0.5).sum().item() == 5
+    assert clipped.path[0].diff(dim=0).norm(dim=-1).max().item() <= 0.5 + 1e-12
+    final = unit.loss(clipped.final[0, 0], clipped.final[0, 1]).item()
+    assert f"{final:.3f}" == "0.021"
     prose = section_prose(NB03, 3)
-    assert "cut on 3 of its 30 updates" in prose and "updates 24 and 12" in prose
+    assert "cut on 5 of its 50 updates" in prose and "loss of 0.021" in prose
+
+
+def test_03_norm_clipping_s3_patch_of_100_31_plain_thrown_no_clipped():
+    _, plain, clipped = _unit_runs()
+    assert (plain.left_at[1:] >= 0).sum().item() == 31
+    assert (clipped.left_at[1:] >= 0).sum().item() == 0
+    prose = section_prose(NB03, 3)
+    assert "a 10 by 10 patch" in prose
+    assert "31 plain runs are thrown out and no clipped run" in prose
+
+
+def test_03_norm_clipping_s3_no_clipped_run_leaves_on_any_slider_setting():
+    from clipkit.widgets.landscape_runs import UNIT_THRESHOLDS, RNNUnitDemo
+
+    demo = RNNUnitDemo()
+    assert (demo._all.left_at[:, :, : len(UNIT_THRESHOLDS)] < 0).all()
+    demo.close()
+    assert "on every setting of the two sliders, no clipped run leaves" in section_prose(NB03, 3)
 
 
 def test_03_norm_clipping_s4_net_is_32_units_50_steps_radius_1_5_batch_32():
@@ -692,8 +716,10 @@ def test_03_norm_clipping_question_bank_agrees_with_clipkit():
     )
     for number in numbers:
         assert number in reasons, number
-    _, _, plain, _ = _unit_runs()
-    assert f"at update 19 that gradient is {plain.grad_norms[0, 18].item():.1f}" in reasons
+    _, plain, _ = _unit_runs()
+    face = plain.grad_norms[0, 3].item()
+    assert f"the gradient is {face:.0f}" in reasons
+    assert f"update 4 is {face:.0f} long" in reasons
     right = bank["sum-instead-of-mean"].choices[bank["sum-instead-of-mean"].answer]
     assert right == "nearly every step"
     assert bank["two-steps-at-0-1"].choices[bank["two-steps-at-0-1"].answer].startswith("far")

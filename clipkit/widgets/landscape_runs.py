@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 
-import ipywidgets
 import numpy as np
 import torch
 
 from clipkit import plots
-from clipkit.cliffs import Landscape, RNNUnit, figure_10_17, log_grad_norm
+from clipkit.cliffs import Landscape, figure_10_17, log_grad_norm, rnn_unit_figure
 from clipkit.descent import Descent, descend
 from clipkit.rnn import one_thread
 from clipkit.widgets.demo import Demo, float_slider
@@ -160,40 +159,44 @@ class Figure1017Demo(LandscapeRunsDemo):
         )
 
 
-# Start points on the high plateau of the one-unit net (loss about 0.4) from which plain descent
-# with a step size of 1 creeps to the cliff, meets a gradient of about 10 and leaves the
-# picture; tests/widgets/test_demos_03.py checks that, and that clipped descent does not.
-UNIT_STARTS = {"A": (4.5, -3.0), "B": (5.0, -2.75), "C": (4.5, -2.5)}
 UNIT_STEP_SIZES = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
 UNIT_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+PATCH = 10  # the patch of starts is PATCH x PATCH
 
 
 class RNNUnitDemo(LandscapeRunsDemo):
-    """Pascanu et al.'s one-unit recurrent net, x_t = w sigmoid(x_{t-1}) + b over 50 steps.
+    """Pascanu et al.'s one-unit recurrent net, x_t = w sigmoid(x_{t-1}) + b over 50 steps
+    (:func:`clipkit.cliffs.rnn_unit_figure`).
 
-    Every run is differentiated through the 50 steps, too slow to redo on each slider move, so
-    the constructor runs all of them at once: every start in :data:`UNIT_STARTS`, every step
-    size in :data:`UNIT_STEP_SIZES`, every threshold in :data:`UNIT_THRESHOLDS` and no
-    threshold, in one batched call to :func:`clipkit.descent.descend`. A slider move picks.
+    Each panel shows the run from the figure's start, and the 100 starts of its patch on the
+    plateau, crossed where that run was thrown out of the picture. Every gradient goes back
+    through the 50 steps of the net, too slow to redo on each slider move, so the constructor
+    runs everything at once: 101 starts, every step size in :data:`UNIT_STEP_SIZES`, every
+    threshold in :data:`UNIT_THRESHOLDS` and no threshold, in one batched call to
+    :func:`clipkit.descent.descend`. A slider move only picks.
+
+    ``state`` adds ``<run>_thrown`` (how many of the patch's runs left the picture) and
+    ``<run>_loss`` (the loss where the figure's run ended).
     """
 
-    landscape = RNNUnit(
-        start=UNIT_STARTS["A"],
-        bounds=((2.0, 8.0), (-6.0, 0.0)),
-        step_size=1.0,
-        max_norm=0.5,
-        steps=30,
-    )
+    landscape = rnn_unit_figure()
     step_range = (UNIT_STEP_SIZES[0], UNIT_STEP_SIZES[-1], 0.25)
     threshold_range = (UNIT_THRESHOLDS[0], UNIT_THRESHOLDS[-1], 0.1)
-    caption = "Plain descent creeps along the plateau, meets the cliff and is thrown out."
+    caption = "Crosses: patch starts whose run is thrown out of the picture."
+    readout_fields = (
+        *LandscapeRunsDemo.readout_fields[:2],
+        ("plain_thrown", "plain runs thrown out of 100", "d"),
+        ("clipped_thrown", "clipped runs thrown out of 100", "d"),
+    )
 
     def __init__(self, **initial):
+        ls = self.landscape
         with one_thread():  # many small ops: a busy machine's extra threads only slow them
-            starts = torch.tensor(list(UNIT_STARTS.values()), dtype=torch.float64)
+            self._patch = ls.patch_starts(PATCH, dtype=torch.float64).reshape(-1, 2)
+            starts = torch.cat([torch.tensor([ls.start], dtype=torch.float64), self._patch])
             eps = torch.tensor(UNIT_STEP_SIZES, dtype=torch.float64)
             v = torch.tensor((*UNIT_THRESHOLDS, math.inf), dtype=torch.float64)
-            ls = self.landscape
+            # (start, step size, threshold); the last threshold, inf, is plain descent
             self._all = descend(
                 ls.grad_at,
                 starts[:, None, None, :],
@@ -201,44 +204,55 @@ class RNNUnitDemo(LandscapeRunsDemo):
                 ls.steps,
                 max_norm=v,
                 bounds=ls.bounds,
-            )  # (start, step size, threshold) runs; the last threshold is plain descent
+            )
             super().__init__(**initial)
 
-    def build_controls(self):
-        controls = super().build_controls()
-        controls["start"] = ipywidgets.ToggleButtons(
-            options=list(UNIT_STARTS), value="A", description="start"
-        )
-        return controls
+    def build_figure(self):
+        fig = super().build_figure()
+        self._marks = {}
+        for ax, run in zip(fig.axes, RUNS, strict=False):
+            kept = ax.plot([], [], ".", color=plots.COLORS["point"], ms=3)[0]
+            thrown = ax.plot([], [], "x", color=plots.COLORS["plain"], ms=5, mew=1.5)[0]
+            self._marks[run] = (self.moving(kept), self.moving(thrown))
+        return fig
 
-    def runs(self, step_size, max_norm, start="A"):
-        i = list(UNIT_STARTS).index(start)
-        j = _nearest(UNIT_STEP_SIZES, step_size)
-        k = _nearest(UNIT_THRESHOLDS, max_norm)
+    def _index(self, step_size, max_norm) -> tuple[int, int]:
+        return _nearest(UNIT_STEP_SIZES, step_size), _nearest(UNIT_THRESHOLDS, max_norm)
+
+    def runs(self, step_size, max_norm):
+        j, k = self._index(step_size, max_norm)
         pick = torch.tensor([len(UNIT_THRESHOLDS), k])  # plain first, then clipped
         d = self._all
         return Descent(
-            d.path[i, j, pick],
-            d.grad_norms[i, j, pick],
-            d.left_at[i, j, pick],
-            d.diverged[i, j, pick],
+            d.path[0, j, pick],
+            d.grad_norms[0, j, pick],
+            d.left_at[0, j, pick],
+            d.diverged[0, j, pick],
         )
 
-    def compute(self, step_size, max_norm, start="A"):
-        state = super().compute(
-            UNIT_STEP_SIZES[_nearest(UNIT_STEP_SIZES, step_size)],
-            UNIT_THRESHOLDS[_nearest(UNIT_THRESHOLDS, max_norm)],
-            start=start,
+    def compute(self, step_size, max_norm):
+        j, k = self._index(step_size, max_norm)
+        state = super().compute(UNIT_STEP_SIZES[j], UNIT_THRESHOLDS[k])
+        left = self._all.left_at[1:, j]  # (100, thresholds + 1)
+        self._thrown = {"plain": left[:, -1] >= 0, "clipped": left[:, k] >= 0}
+        for run in RUNS:
+            state[f"{run}_thrown"] = int(self._thrown[run].sum())
+        ends = torch.tensor(
+            [[state[f"{run}_w"], state[f"{run}_b"]] for run in RUNS], dtype=torch.float64
         )
-        with torch.no_grad():
-            ends = torch.tensor(
-                [[state["plain_w"], state["plain_b"]], [state["clipped_w"], state["clipped_b"]]],
-                dtype=torch.float64,
-            )
-            state["plain_loss"], state["clipped_loss"] = self.landscape.loss(
-                ends[:, 0], ends[:, 1]
-            ).tolist()
+        with one_thread():
+            loss = self.landscape.loss(ends[:, 0], ends[:, 1])
+        state["plain_loss"], state["clipped_loss"] = loss.tolist()
         return state
+
+    def draw(self, state):
+        super().draw(state)
+        patch = self._patch.numpy()
+        for run in RUNS:
+            thrown = self._thrown[run].numpy()
+            kept_line, thrown_line = self._marks[run]
+            kept_line.set_data(patch[~thrown, 0], patch[~thrown, 1])
+            thrown_line.set_data(patch[thrown, 0], patch[thrown, 1])
 
 
 def _nearest(values, x) -> int:

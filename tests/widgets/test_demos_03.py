@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from clipkit import rnn
-from clipkit.cliffs import figure_10_17, rnn_unit_loss
-from clipkit.widgets.landscape_runs import UNIT_STARTS, Figure1017Demo, RNNUnitDemo
+from clipkit.cliffs import figure_10_17, rnn_unit_figure, rnn_unit_loss
+from clipkit.widgets.landscape_runs import PATCH, Figure1017Demo, RNNUnitDemo
 from clipkit.widgets.training import ThresholdDemo, TrainingDemo
 
 # Short runs keep these tests quick; the demos accept any pair of runs.
@@ -177,34 +177,50 @@ def unit():
     d.close()
 
 
-@pytest.mark.parametrize("start, eps, v", [("A", 1.0, 0.5), ("B", 0.5, 0.1), ("C", 2.0, 1.0)])
-def test_unit_state_matches_a_fresh_clipkit_descent(unit, start, eps, v):
-    unit.update(start=start, step_size=eps, max_norm=v)
+def _fresh(eps, v):
+    """The figure's start and its patch, run again through clipkit: (plain, clipped)."""
+    land = rnn_unit_figure()
+    patch = land.patch_starts(PATCH, dtype=torch.float64).reshape(-1, 2)
+    starts = torch.cat([torch.tensor([land.start], dtype=torch.float64), patch])
+    return (
+        land.descend(eps, start=starts, dtype=torch.float64),
+        land.descend(eps, max_norm=v, start=starts, dtype=torch.float64),
+    )
+
+
+@pytest.mark.parametrize("eps, v", [(1.0, 0.5), (0.5, 0.1), (2.0, 1.0)])
+def test_unit_state_matches_a_fresh_clipkit_descent(unit, eps, v):
+    unit.update(step_size=eps, max_norm=v)
     s = unit.state
-    land = RNNUnitDemo.landscape
-    for run, max_norm in (("plain", None), ("clipped", v)):
-        ref = land.descend(eps, max_norm=max_norm, start=UNIT_STARTS[start], dtype=torch.float64)
-        assert s[f"{run}_left_at"] == ref.left_at.item()
-        longest = ref.path.diff(dim=0).norm(dim=-1).max().item()
+    for run, ref in zip(("plain", "clipped"), _fresh(eps, v), strict=True):
+        assert s[f"{run}_left_at"] == ref.left_at[0].item()
+        assert s[f"{run}_thrown"] == int((ref.left_at[1:] >= 0).sum())
+        longest = ref.path[0].diff(dim=0).norm(dim=-1).max().item()
         assert s[f"{run}_longest"] == pytest.approx(longest, rel=1e-9)
-        if ref.left_at.item() < 0:
-            end = ref.final
+        if ref.left_at[0].item() < 0:
+            end = ref.final[0]
             assert (s[f"{run}_w"], s[f"{run}_b"]) == pytest.approx(tuple(end.tolist()), rel=1e-9)
             want = rnn_unit_loss(end[0], end[1]).item()
             assert s[f"{run}_loss"] == pytest.approx(want, rel=1e-9, abs=1e-15)
-    assert (s["start_w"], s["start_b"]) == UNIT_STARTS[start]
+    assert (s["start_w"], s["start_b"]) == rnn_unit_figure().start
 
 
-@pytest.mark.parametrize("start", list(UNIT_STARTS))
-def test_unit_starts_throw_plain_descent_out_and_clipped_descent_stays(unit, start):
-    unit.update(start=start, step_size=1.0, max_norm=0.5)
+def test_unit_plain_is_thrown_out_and_clipped_never_is(unit):
+    unit.update(step_size=1.0, max_norm=0.5)
     s = unit.state
-    assert rnn_unit_loss(*map(torch.tensor, UNIT_STARTS[start])).item() > 0.3  # the plateau
-    assert s["plain_left_at"] > 0 and s["plain_longest"] > 5
+    assert s["plain_left_at"] > 0 and s["plain_longest"] > 100 and s["plain_thrown"] > 10
     assert s["clipped_left_at"] == -1 and s["clipped_longest"] <= 0.5 + 1e-12
-    assert s["clipped_loss"] < 0.03
+    assert s["clipped_thrown"] == 0
+
+
+def test_unit_crosses_mark_exactly_the_thrown_patch_starts(unit):
+    unit.update(step_size=1.5, max_norm=0.3)
+    kept, thrown = unit._marks["plain"]
+    assert len(thrown.get_xdata()) == unit.state["plain_thrown"]
+    assert len(kept.get_xdata()) + len(thrown.get_xdata()) == PATCH * PATCH
+    assert len(unit._marks["clipped"][1].get_xdata()) == unit.state["clipped_thrown"]
 
 
 def test_unit_sliders_snap_to_the_precomputed_grid(unit):
-    unit.update(step_size=0.9, max_norm=0.44, start="A")
+    unit.update(step_size=0.9, max_norm=0.44)
     assert unit.state["step_size"] == 1.0 and unit.state["max_norm"] == 0.4
