@@ -53,5 +53,5 @@ DEMOS = [
     ("03 figure 10.17: step size", Figure1017Demo, _sweep("step_size", 0.01, 0.5)),
     ("03 figure 10.17: threshold", Figure1017Demo, _sweep("max_norm", 0.1, 5.0)),
     ("03 one-unit net: step size", RNNUnitDemo, _sweep("step_size", 0.25, 2.0, 8)),
-    ("03 one-unit net: start", RNNUnitDemo, [{"start": s} for s in "ABCABCABC"]),
+    ("03 one-unit net: threshold", RNNUnitDemo, _sweep("max_norm", 0.1, 1.0, 10)),
 ]

@@ -224,3 +224,23 @@ def test_unit_crosses_mark_exactly_the_thrown_patch_starts(unit):
 def test_unit_sliders_snap_to_the_precomputed_grid(unit):
     unit.update(step_size=0.9, max_norm=0.44)
     assert unit.state["step_size"] == 1.0 and unit.state["max_norm"] == 0.4
+
+
+# --- the bench list -------------------------------------------------------------------------
+
+
+def test_every_03_bench_setting_names_real_controls_and_runs():
+    from clipkit.widgets.bench_demos import DEMOS
+
+    mine = [(n, f, s) for n, f, s in DEMOS if n.startswith("03 ")]
+    assert {f for _, f, _ in mine} == {TrainingDemo, ThresholdDemo, Figure1017Demo, RNNUnitDemo}
+    built = {}
+    for name, factory, settings in mine:
+        d = built.setdefault(factory, factory())
+        for values in settings:
+            assert set(values) <= set(d.controls), name
+        for values in (settings[0], settings[-1]):
+            d.update(**values)
+            assert all(type(v) in (int, float) for v in d.state.values()), name
+    for d in built.values():
+        d.close()
