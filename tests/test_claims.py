@@ -634,6 +634,15 @@ def test_03_norm_clipping_s4_plain_run_overflows_before_100_steps():
     assert "overflows to infinity before the 100 steps are over" in section_prose(NB03, 4)
 
 
+def test_03_norm_clipping_s4_plain_norms_stay_above_3_9_loss_passes_100_within_20_steps():
+    plain, _ = _rnn_runs()
+    assert f"{plain.grad_norm[:10].min().item():.1f}" == "3.9"
+    assert plain.loss[:20].max().item() > 100
+    prose = section_prose(NB03, 4)
+    assert "over its first 10 steps the norm never falls below 3.9" in prose
+    assert "Its loss passes 100 within 20 steps" in prose
+
+
 def test_03_norm_clipping_s4_clipped_on_8_steps_the_first_six_among_them():
     _, clipped = _rnn_runs()
     hits = clipped.clipped.nonzero().flatten().tolist()
