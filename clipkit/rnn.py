@@ -184,9 +184,11 @@ class TrainingRun:
     """What :func:`train` records, one entry per step.
 
     ``grad_norm`` is the global 2-norm of the gradient before clipping, ``clipped`` whether it
-    was above ``max_norm`` (always False without clipping), ``loss`` the batch loss before the
-    step. After a divergence (a loss or a parameter that is no longer finite) the run stops:
-    ``diverged_at`` is that step and the later entries are NaN (False for ``clipped``).
+    was above ``max_norm`` (always False without clipping; torch's rule, which
+    :func:`clip_grad_norm_` follows, also scales by a factor within 1e-6 of 1 just below it),
+    ``loss`` the batch loss before the step. After a divergence (a loss or a parameter that is
+    no longer finite) the run stops: ``diverged_at`` is that step and the later entries are NaN
+    (False for ``clipped``).
     ``seconds`` is the wall-clock time of the loop, the only entry that is not deterministic;
     ``net`` is the net as training left it.
     """
