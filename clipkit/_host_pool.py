@@ -1,16 +1,19 @@
-"""Per-tensor CPU work split over a few threads, with no OpenMP barrier per tensor (private).
+"""Per-tensor CPU work, kept clear of OpenMP barriers when the machine is crowded (private).
 
 torch parallelises each CPU op on its own: every ``dot`` or ``mul_`` on a large tensor starts
 an OpenMP team and ends in a barrier that waits for all of its threads. A clip over 190
-tensors passes some 200 to 400 such barriers. On an idle machine each costs microseconds; on a
-busy one (two shared CI cores, a notebook beside a browser) a barrier waits until the
-scheduler runs a descheduled thread again, and we measured a whole clip at over a second,
-twenty times one read of the same bytes.
+tensors passes some 200 to 400 such barriers. On a quiet machine each costs microseconds and
+torch's own threading is the fastest way through (measured: 1.4 times one plain read of the
+bytes, against 1.8 to 2 for the worker threads below). On a crowded one (CI's two shared
+cores, a notebook beside a browser and a test run) a barrier waits until the scheduler runs a
+descheduled thread again, and we measured a whole clip at over a second, thirty times one
+read of the same bytes.
 
-So the host route deals the tensors, balanced by size, to as many worker threads as torch would
-use, and each worker runs its ops single-threaded. The parallelism is the same, the only wait
-is one join at the end, and torch lets go of the GIL inside every op. ``torch.set_num_threads``
-is per thread for OpenMP and MKL, so the workers' setting never reaches the caller's thread.
+So when the load average passes twice the core count, the tensors are dealt, balanced by size, to
+as many worker threads as torch would use, and each worker runs its ops single-threaded: the
+same parallelism, and the only wait is one join at the end (torch lets go of the GIL inside
+every op). ``torch.set_num_threads`` is per thread for OpenMP and MKL, so the workers' setting
+never reaches the caller's thread.
 """
 
 from __future__ import annotations
@@ -95,13 +98,24 @@ def balanced(tensors: list[torch.Tensor], parts: int) -> list[list[torch.Tensor]
     return [part for part in out if part]
 
 
+def busy() -> bool:
+    """Is the machine crowded: a one-minute load average above twice the number of cores?
+
+    Twice, because a clip's own OpenMP threads already count up to one load per core.
+    """
+    try:
+        return os.getloadavg()[0] > 2 * (os.cpu_count() or 1)
+    except (AttributeError, OSError):  # no load average (Windows): assume a quiet machine
+        return False
+
+
 def map_parts(fn: Callable[[list[torch.Tensor]], object], tensors: list[torch.Tensor]) -> list:
-    """``fn`` over balanced parts of ``tensors``, in worker threads when that pays; the results.
+    """``fn`` over parts of ``tensors``: all in one call here, or dealt to workers when busy.
 
     ``fn`` must not care how a tensor is cut: large dense ones arrive as 1-D pieces.
     """
     threads = torch.get_num_threads()
-    if threads <= 1 or sum(t.numel() for t in tensors) < INLINE_BELOW:
+    if threads <= 1 or sum(t.numel() for t in tensors) < INLINE_BELOW or not busy():
         return [fn(tensors)]
     pieces = [piece for t in tensors for piece in _pieces(t)]
     return list(_get_pool(threads).map(fn, balanced(pieces, threads)))

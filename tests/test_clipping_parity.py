@@ -30,6 +30,7 @@ def route(request, monkeypatch):
     the sync-free route."""
     monkeypatch.setattr(_norms, "FORCE_DEVICE_ROUTE", request.param == "device")
     if request.param == "host-threads":
+        monkeypatch.setattr(_host_pool, "busy", lambda: True)  # as on a crowded machine
         monkeypatch.setattr(_host_pool, "INLINE_BELOW", 0)  # small tests take the pool too
         monkeypatch.setattr(_host_pool, "PIECE", 5)  # and their tensors are cut into pieces
         monkeypatch.setattr(torch, "get_num_threads", lambda: 2)  # even on a one-core runner
@@ -192,6 +193,7 @@ def test_the_multiply_is_skipped_when_nothing_needs_clipping():
 
 
 def test_the_worker_threads_leave_the_callers_thread_count_alone(monkeypatch):
+    monkeypatch.setattr(_host_pool, "busy", lambda: True)
     monkeypatch.setattr(_host_pool, "INLINE_BELOW", 0)
     threads = torch.get_num_threads()
     ours, theirs = _twins(torch.float32, "list")
@@ -212,3 +214,17 @@ def test_the_signatures_are_torchs(name):
         assert ours[arg].default == spec.default and ours[arg].kind == spec.kind, arg
     extra = list(ours)[len(theirs) :]
     assert all(ours[arg].kind is inspect.Parameter.KEYWORD_ONLY for arg in extra)
+
+
+def test_the_worker_threads_are_for_a_crowded_machine_only(monkeypatch):
+    monkeypatch.setattr(_host_pool.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_host_pool.os, "getloadavg", lambda: (4.5, 0.0, 0.0))
+    assert _host_pool.busy()
+    monkeypatch.setattr(_host_pool.os, "getloadavg", lambda: (3.9, 9.0, 9.0))
+    assert not _host_pool.busy()
+
+    def no_load_average():
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(_host_pool.os, "getloadavg", no_load_average)
+    assert not _host_pool.busy()
