@@ -7,7 +7,7 @@ Two routes, picked by where the gradients live:
   than torch's CPU ``_foreach_norm`` and far more accurate, since MKL's dot keeps many
   partial sums), the per-tensor squares summed in float64, and the rescale skipped outright
   when the coefficient is 1 (torch multiplies every gradient by 1 in that case). The tensors
-  are dealt to worker threads by ``clipkit._host_pool``, which says why.
+  go to worker threads instead when the machine is crowded (``clipkit._host_pool`` says why).
 * **Device route** (anything else). torch's design: per-tensor norms stay on the device
   (``_foreach_norm`` where torch has it), are combined there, and the clamped coefficient is
   multiplied in on the device. No ``.item()`` and no Python ``if`` on a tensor's value, so the

@@ -27,7 +27,6 @@ from collections.abc import Callable
 import torch
 
 import clipkit
-from clipkit._host_pool import map_parts
 
 MB = 1 << 20
 GRADIENT_BYTES = 200 * MB
@@ -109,11 +108,8 @@ def clipping_report() -> int:
         math.fsum(torch.dot(g.double().view(-1), g.double().view(-1)).item() for g in grads)
     )
 
-    pairs = {id(m): g for g, m in zip(grads, master, strict=True)}
-
-    def reset() -> None:  # untimed; on the worker threads, since 190 OpenMP copies crawl on a
-        # busy machine (see clipkit._host_pool)
-        map_parts(lambda part: [pairs[id(m)].copy_(m) for m in part], master)
+    def reset() -> None:  # untimed
+        torch._foreach_copy_(grads, master)
 
     ours = clipkit.clip_grad_norm_(params, math.inf)
     theirs = torch.nn.utils.clip_grad_norm_(params, math.inf)
@@ -146,7 +142,11 @@ def clipping_report() -> int:
     measured["clip_vs_torch"] = clip["clipkit"] / clip["torch"]
 
     print(f"clip_grad_norm_ on {nbytes / MB:.0f} MB of float32 gradients in {len(grads)} tensors,")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, runs interleaved")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, runs interleaved, "
+        f"load average {load:.1f} on {os.cpu_count()} cores"
+    )
     print(
         f"  no clip: clipkit {noclip['clipkit']:.1f} ms, torch {noclip['torch']:.1f} ms, "
         f"plain read {noclip['read']:.1f} ms (medians of {noclip['repeats']})"
@@ -180,7 +180,9 @@ def demo_latency_report() -> int:
     missed = 0
     built = {}
     for name, factory, settings in DEMOS:
-        demo = built.get(factory) or built.setdefault(factory, factory())
+        if factory not in built:  # several rows may drive one demo through different sliders
+            built[factory] = factory()
+        demo = built[factory]
         for values in settings[:WARMUP]:
             demo.update(**values)
         times = []

@@ -32,7 +32,7 @@ def route(request, monkeypatch):
     if request.param == "host-threads":
         monkeypatch.setattr(_host_pool, "busy", lambda: True)  # as on a crowded machine
         monkeypatch.setattr(_host_pool, "INLINE_BELOW", 0)  # small tests take the pool too
-        monkeypatch.setattr(_host_pool, "PIECE", 5)  # and their tensors are cut into pieces
+        monkeypatch.setattr(_host_pool, "SPLIT_FROM", 5)  # and their tensors are sliced
         monkeypatch.setattr(torch, "get_num_threads", lambda: 2)  # even on a one-core runner
     return request.param
 
@@ -218,9 +218,9 @@ def test_the_signatures_are_torchs(name):
 
 def test_the_worker_threads_are_for_a_crowded_machine_only(monkeypatch):
     monkeypatch.setattr(_host_pool.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(_host_pool.os, "getloadavg", lambda: (4.5, 0.0, 0.0))
+    monkeypatch.setattr(_host_pool.os, "getloadavg", lambda: (3.5, 0.0, 0.0))
     assert _host_pool.busy()
-    monkeypatch.setattr(_host_pool.os, "getloadavg", lambda: (3.9, 9.0, 9.0))
+    monkeypatch.setattr(_host_pool.os, "getloadavg", lambda: (2.9, 9.0, 9.0))
     assert not _host_pool.busy()
 
     def no_load_average():
