@@ -58,7 +58,8 @@ def _forget_pool() -> None:
     _pool = None  # a forked child (a DataLoader worker) has none of the parent's threads
 
 
-os.register_at_fork(after_in_child=_forget_pool)
+if hasattr(os, "register_at_fork"):  # POSIX only; Windows has no fork to survive
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def dense_view(t: torch.Tensor) -> torch.Tensor | None:
