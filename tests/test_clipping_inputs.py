@@ -255,3 +255,24 @@ def test_policy_arguments_are_checked():
         clipkit.clip_grad_norm_(params, 1.0, nonfinite="random", generator=42)
     with pytest.raises(TypeError, match="foreach"):
         clipkit.clip_grad_norm_(params, 1.0, foreach="yes")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_low_precision_gradients_are_scaled_in_their_own_dtype(dtype):
+    gen = torch.Generator().manual_seed(4)
+    params = [torch.nn.Parameter(torch.zeros(n, dtype=dtype)) for n in (3000, 17)]
+    for p in params:
+        p.grad = (torch.randn(p.shape, generator=gen) * 100).to(dtype)
+    norm = clipkit.clip_grad_norm_(params, 2.0)
+    assert norm.dtype == torch.float32 and norm.item() > 2.0
+    assert all(p.grad.dtype == dtype for p in params)
+    assert clipkit.global_norm([p.grad for p in params]).item() == pytest.approx(2.0, rel=1e-2)
+
+
+def test_the_functional_forms_keep_each_tensors_dtype():
+    g = [torch.tensor([3.0, 4.0], dtype=torch.float16), torch.tensor([12.0], dtype=torch.float64)]
+    assert clipkit.global_norm(g).dtype == torch.float64
+    assert [t.dtype for t in clipkit.clip_by_norm(g, 1.0)] == [torch.float16, torch.float64]
+    assert [t.dtype for t in clipkit.clip_by_value(g, 1.0)] == [torch.float16, torch.float64]
+    assert clipkit.global_norm(g[0]).dtype == torch.float32  # float16 is summed in float32
+    assert isinstance(clipkit.clip_by_norm(tuple(g), 1.0), tuple)
