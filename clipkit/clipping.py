@@ -19,7 +19,7 @@ Where clipkit goes past torch: float16 and bfloat16 gradients are measured in fl
 float16 norm overflows above 65504 and then zeroes every gradient); bad arguments raise before
 anything is touched; a non-finite norm can raise, propagate or take the book's random step; one
 norm per parameter group is available (:func:`clip_grad_norm_per_group_`); and on the CPU the
-norm is faster than torch's and about 20 times closer to the float64 answer (``make bench``
+norm is faster than torch's and 20 to 50 times closer to the float64 answer (``make bench``
 prints both errors; ``clipkit._norms`` says how).
 """
 
