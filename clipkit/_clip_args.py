@@ -41,6 +41,20 @@ def threshold(name: str, value: object) -> float:
     return v
 
 
+def thresholds(name: str, value: object) -> float | torch.Tensor:
+    """Like :func:`threshold`, but a tensor of thresholds (one per run) is allowed too.
+
+    A tensor is checked with one read back to the host, once, before any work.
+    """
+    if not isinstance(value, torch.Tensor) or value.ndim == 0:
+        return threshold(name, value)
+    if value.is_complex() or value.dtype == torch.bool:
+        raise TypeError(f"{name} must hold real numbers, got a tensor of {value.dtype}")
+    if not bool((value > 0).all()):  # NaN compares False, so it is refused too
+        raise ValueError(f"{name} must hold positive numbers (inf allowed), got {value!r}")
+    return value
+
+
 def given_norm(value: object) -> None:
     """A total norm handed in by the caller: a tensor or a number, never negative.
 

@@ -57,36 +57,52 @@ def global_norm(tensors, norm_type=2.0) -> torch.Tensor:
     return torch.linalg.vector_norm(torch.stack([n.to(device, dtype) for n in norms]), p)
 
 
+def book_clip_factor(norm: torch.Tensor, max_norm) -> torch.Tensor:
+    """The factor of Eq. 10.49 by the book's rule: v / ||g|| where ||g|| > v, else exactly 1.
+
+    ``max_norm`` (v) is a number or a tensor that broadcasts against ``norm``; infinity means
+    "never clip". A strict comparison and no epsilon (Pascanu et al. 2013), unlike torch's
+    min(v / (||g|| + 1e-6), 1). Plain tensor arithmetic: no value is read back to the host.
+
+    >>> book_clip_factor(torch.tensor([20.0, 0.5, 1.0]), 2.0)
+    tensor([0.1000, 1.0000, 1.0000])
+    """
+    return torch.where(norm > max_norm, max_norm / norm, torch.ones_like(norm))
+
+
 def clip_by_norm(g, max_norm, norm_type=2.0, *, dim=None):
     """Eq. 10.48 and 10.49: if ||g|| > v then g <- g v / ||g||, else g unchanged (book's rule).
 
-    Written as one multiply, g * v / max(||g||, v), which is the same rule with no branch (so a
-    GPU never waits). The direction is kept; only the length is capped at ``max_norm``. A list
-    is one vector. With ``dim`` (a single tensor only), each slice along ``dim`` is a separate
-    vector: ``dim=-1`` clips every row of a batch on its own.
+    The direction is kept; only the length is capped at ``max_norm``. A list is one vector.
+    With ``dim`` (a single tensor only), each slice along ``dim`` is a separate vector:
+    ``dim=-1`` clips every row of a batch on its own, and ``max_norm`` may then be a tensor
+    that broadcasts against the norms (the shape of ``g`` without ``dim``), one threshold per
+    row, as :func:`clipkit.descent.descend` uses it.
 
     >>> clip_by_norm(torch.tensor([10.0, 1.0]), 1.0)
     tensor([0.9950, 0.0995])
     >>> clip_by_norm([torch.tensor([0.3]), torch.tensor([0.4])], 1.0)  # below v: unchanged
     [tensor([0.3000]), tensor([0.4000])]
+    >>> clip_by_norm(torch.tensor([[3.0, 4.0], [3.0, 4.0]]), torch.tensor([1.0, 10.0]), dim=-1)
+    tensor([[0.6000, 0.8000],
+            [3.0000, 4.0000]])
     """
     items, single = _as_list(g)
-    v = check.threshold("max_norm", max_norm)
     p = check.norm_type(norm_type)
     if dim is not None:
         if not single:
             raise ValueError("dim works on a single tensor; a list is always one vector")
         t = items[0]
-        norm = torch.linalg.vector_norm(t, p, dim=dim, keepdim=True, dtype=_accumulator(t))
-    else:
-        norm = global_norm(items, p)
+        v = check.thresholds("max_norm", max_norm)
+        norm = torch.linalg.vector_norm(t, p, dim=dim, dtype=_accumulator(t))
+        factor = book_clip_factor(norm, v if not isinstance(v, torch.Tensor) else v.to(norm))
+        # Back to keepdim form: the norms lost the axis ``dim``, counted from the end.
+        return t * factor.unsqueeze(dim if dim < 0 else dim - t.ndim).to(t.dtype)
+    v = check.threshold("max_norm", max_norm)
     if math.isinf(v):
         return _rebuild(g, [t.clone() for t in items])
-    # v / max(||g||, v): v/||g|| above the threshold, exactly 1 at or below it. A tensor over a
-    # tensor, because torch turns `float / tensor` into a reciprocal and a multiply, which can
-    # miss 1 by an ulp and would then change a gradient that is below the threshold.
-    scale = torch.full_like(norm, v) / torch.clamp(norm, min=v)
-    return _rebuild(g, [t * scale.to(t.device) for t in items])
+    factor = book_clip_factor(global_norm(items, p), v)
+    return _rebuild(g, [t * factor.to(t.device) for t in items])
 
 
 def clip_by_value(g, clip_value):

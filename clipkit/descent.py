@@ -13,44 +13,10 @@ from dataclasses import dataclass
 
 import torch
 
+from clipkit import _clip_args as check
+from clipkit.clipping_functional import book_clip_factor
+
 GradFn = Callable[[torch.Tensor], torch.Tensor]
-
-
-def _check_max_norm(max_norm: float | torch.Tensor) -> torch.Tensor | float:
-    bad = (
-        not bool(torch.all(max_norm > 0))  # also catches NaN, which compares False
-        if isinstance(max_norm, torch.Tensor)
-        else not max_norm > 0
-    )
-    if bad:
-        raise ValueError(f"max_norm must be positive and not NaN, got {max_norm!r}")
-    return max_norm
-
-
-def _clip_scale(norm: torch.Tensor, max_norm: float | torch.Tensor) -> torch.Tensor:
-    # The book's rule (Pascanu et al. 2013): a strict comparison and no epsilon, unlike torch's
-    # max_norm / (norm + 1e-6). Below the threshold the factor is exactly 1.
-    return torch.where(norm > max_norm, max_norm / norm, torch.ones_like(norm))
-
-
-def clip_rows_by_norm(
-    g: torch.Tensor, max_norm: float | torch.Tensor, dim: int = -1
-) -> torch.Tensor:
-    """Clip each vector along ``dim`` on its own: if ||g|| > v then g <- g v / ||g|| (Eq. 10.48).
-
-    The norm is the Euclidean norm over ``dim`` only, so each row is one run's gradient.
-    ``max_norm`` (v) is a number or a tensor that broadcasts against the norms (the shape of
-    ``g`` without ``dim``), so one call can clip every run with its own threshold. This follows
-    the book and Pascanu et al. (2013): strict ``>`` and no epsilon.
-
-    >>> g = torch.tensor([[10.0, 1.0], [0.3, 0.4]])
-    >>> clip_rows_by_norm(g, 1.0).mul(1e4).round().tolist()
-    [[9950.0, 995.0], [3000.0, 4000.0]]
-    """
-    _check_max_norm(max_norm)
-    norm = torch.linalg.vector_norm(g, dim=dim)
-    scale = _clip_scale(norm, max_norm)
-    return g * scale.unsqueeze(dim if dim < 0 else dim - g.ndim)
 
 
 def gradient_of(loss_fn: Callable[[torch.Tensor], torch.Tensor]) -> GradFn:
@@ -155,7 +121,7 @@ def descend(
         raise ValueError("start needs a last dimension for the parameters, e.g. shape (1,)")
     as_t = lambda v: torch.as_tensor(v, dtype=start.dtype, device=start.device)  # noqa: E731
     eps, mu = as_t(step_size), as_t(momentum)
-    v = None if max_norm is None else as_t(_check_max_norm(max_norm))
+    v = None if max_norm is None else as_t(check.thresholds("max_norm", max_norm))
     shapes = [start.shape[:-1], eps.shape, mu.shape] + ([] if v is None else [v.shape])
     batch = torch.broadcast_shapes(*shapes)
     dim = start.shape[-1]
@@ -176,7 +142,7 @@ def descend(
         g = grad_fn(x + mu * velocity if nesterov else x)
         norm = torch.linalg.vector_norm(g, dim=-1)
         if v is not None:
-            g = g * _clip_scale(norm, v)[..., None]
+            g = g * book_clip_factor(norm, v)[..., None]
         new_velocity = mu * velocity - eps * g
         new_x = x + new_velocity
         finite = torch.isfinite(new_x).all(-1)

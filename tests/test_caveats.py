@@ -8,23 +8,11 @@ import math
 import numpy as np
 import pytest
 import torch
+from references import np_angle, torch_clip_norm
 
 from clipkit import caveats
 
 F64 = torch.float64
-
-
-def torch_clip_norm(row: torch.Tensor, v: float) -> torch.Tensor:
-    p = torch.nn.Parameter(torch.zeros_like(row))
-    p.grad = row.clone()
-    torch.nn.utils.clip_grad_norm_([p], v)
-    return p.grad
-
-
-def np_angle(a, b) -> float:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    c = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
-    return math.degrees(math.acos(max(-1.0, min(1.0, c))))
 
 
 # --- the book's caveat: clip each, then average ----------------------------------------------

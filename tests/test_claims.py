@@ -753,7 +753,7 @@ def _nb02_sci(value: float) -> str:
 
 
 def _nb02_race(step_size, momentum, steps):
-    from clipkit.curvature import RAVINE_START, ravine_race, steps_to_settle
+    from clipkit.momentum import RAVINE_START, ravine_race, steps_to_settle
 
     run, losses = ravine_race(step_size, momentum, steps, start=_f64(*RAVINE_START))
     return run, losses, steps_to_settle(losses)
@@ -864,7 +864,7 @@ def test_02_second_derivatives_s3_loss_falls_from_1_40_to_minus_1_52():
 
 
 def test_02_second_derivatives_s4_plain_descent_is_stable_below_0_04():
-    from clipkit.curvature import RAVINE_KAPPA, stable_step_limit
+    from clipkit.momentum import RAVINE_KAPPA, stable_step_limit
 
     limit = stable_step_limit(RAVINE_KAPPA).item()
     assert f"{limit:.2f}" == "0.04"
@@ -903,7 +903,7 @@ def test_02_second_derivatives_s4_nesterov_0_025_with_momentum_0_75_needs_31():
 
 
 def test_02_second_derivatives_s4_nesterov_limit_at_momentum_0_9_is_0_0271():
-    from clipkit.curvature import RAVINE_KAPPA, stable_step_limit
+    from clipkit.momentum import RAVINE_KAPPA, stable_step_limit
 
     limit = stable_step_limit(RAVINE_KAPPA, 0.9, nesterov=True).item()
     assert f"{limit:.4f}" == "0.0271"

@@ -8,30 +8,11 @@ import math
 import numpy as np
 import pytest
 import torch
+from references import np_angle, torch_clip_norm, torch_clip_value
 
 from clipkit import compare
 
 F64 = torch.float64
-
-
-def torch_clip_norm(row: torch.Tensor, v: float) -> torch.Tensor:
-    p = torch.nn.Parameter(torch.zeros_like(row))
-    p.grad = row.clone()
-    torch.nn.utils.clip_grad_norm_([p], v)
-    return p.grad
-
-
-def torch_clip_value(row: torch.Tensor, v: float) -> torch.Tensor:
-    p = torch.nn.Parameter(torch.zeros_like(row))
-    p.grad = row.clone()
-    torch.nn.utils.clip_grad_value_([p], v)
-    return p.grad
-
-
-def np_angle(a, b) -> float:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    c = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
-    return math.degrees(math.acos(max(-1.0, min(1.0, c))))
 
 
 # --- seed 003's example and the batched comparison -----------------------------------------

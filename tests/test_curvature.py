@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clipkit import curvature as cv
+from clipkit import momentum as mo
 
 F64 = torch.float64
 
@@ -151,7 +152,7 @@ def test_newton_2d_lands_on_the_minimum_of_any_positive_definite_quadratic():
 def test_newton_2d_solves_the_ravine_in_one_step_whatever_kappa():
     starts = torch.tensor([[-4.0, 1.0], [3.0, -0.2]], dtype=F64)
     for kappa in (1.0, 50.0, 1e4):
-        landed = cv.newton_step(lambda p, k=kappa: cv.ravine_loss(p, k), starts)
+        landed = cv.newton_step(lambda p, k=kappa: mo.ravine_loss(p, k), starts)
         torch.testing.assert_close(landed, torch.zeros_like(starts))
 
 
@@ -192,7 +193,7 @@ def test_singular_hessian_raises():
 
 
 def test_ravine_hessian_is_diag_one_kappa():
-    _, h = cv.gradient_and_hessian(lambda p: cv.ravine_loss(p, 30.0), torch.zeros(2, dtype=F64))
+    _, h = cv.gradient_and_hessian(lambda p: mo.ravine_loss(p, 30.0), torch.zeros(2, dtype=F64))
     torch.testing.assert_close(h, torch.diag(torch.tensor([1.0, 30.0], dtype=F64)))
 
 
@@ -205,7 +206,7 @@ def test_stable_step_limit_separates_settling_from_blowing_up(mu, nesterov):
     from clipkit.descent import descend
 
     h = 50.0
-    limit = cv.stable_step_limit(h, mu, nesterov).item()
+    limit = mo.stable_step_limit(h, mu, nesterov).item()
     steps = torch.tensor([0.97 * limit, 1.03 * limit], dtype=F64)
     run = descend(
         lambda p: h * p, torch.tensor([1.0], dtype=F64), steps, 2000, momentum=mu, nesterov=nesterov
@@ -216,9 +217,9 @@ def test_stable_step_limit_separates_settling_from_blowing_up(mu, nesterov):
 
 
 def test_nesterov_narrows_and_heavy_ball_widens_the_stable_range():
-    plain = cv.stable_step_limit(50.0).item()
-    assert cv.stable_step_limit(50.0, 0.9, nesterov=True).item() < plain
-    assert cv.stable_step_limit(50.0, 0.9, nesterov=False).item() > plain
+    plain = mo.stable_step_limit(50.0).item()
+    assert mo.stable_step_limit(50.0, 0.9, nesterov=True).item() < plain
+    assert mo.stable_step_limit(50.0, 0.9, nesterov=False).item() > plain
 
 
 # --- the ravine race -----------------------------------------------------------------------
@@ -233,32 +234,32 @@ def test_steps_to_settle_counts_only_for_good():
             [5.0, 2.0, 3.0],  # never below
         ]
     )
-    assert cv.steps_to_settle(losses).tolist() == [0, -1, 2, -1]
-    assert cv.steps_to_settle(torch.tensor([3.0, 0.5]), target=1.0).item() == 1
+    assert mo.steps_to_settle(losses).tolist() == [0, -1, 2, -1]
+    assert mo.steps_to_settle(torch.tensor([3.0, 0.5]), target=1.0).item() == 1
 
 
 def test_ravine_race_rows_are_plain_descent_and_nesterov():
     from clipkit.descent import descend, gradient_of
 
-    start = torch.tensor(cv.RAVINE_START, dtype=F64)
-    run, losses = cv.ravine_race(0.02, 0.9, 60, start=start)
-    grad = gradient_of(cv.ravine_loss)
+    start = torch.tensor(mo.RAVINE_START, dtype=F64)
+    run, losses = mo.ravine_race(0.02, 0.9, 60, start=start)
+    grad = gradient_of(mo.ravine_loss)
     plain = descend(grad, start, 0.02, 60)
     nesterov = descend(grad, start, 0.02, 60, momentum=0.9, nesterov=True)
     torch.testing.assert_close(run.path[0], plain.path)
     torch.testing.assert_close(run.path[1], nesterov.path)
-    torch.testing.assert_close(losses, cv.ravine_loss(run.path))
+    torch.testing.assert_close(losses, mo.ravine_loss(run.path))
 
 
 def test_ravine_race_sweeps_step_sizes_and_momenta_in_one_call():
-    start = torch.tensor(cv.RAVINE_START, dtype=F64)
+    start = torch.tensor(mo.RAVINE_START, dtype=F64)
     lrs = torch.tensor([0.01, 0.02, 0.03], dtype=F64)[:, None]
     mus = torch.tensor([0.5, 0.9], dtype=F64)
-    run, losses = cv.ravine_race(lrs, mus, 40, start=start)
+    run, losses = mo.ravine_race(lrs, mus, 40, start=start)
     assert losses.shape == (3, 2, 2, 41)
     # the plain row does not depend on the momentum
     torch.testing.assert_close(losses[:, 0, 0], losses[:, 1, 0])
-    _, single = cv.ravine_race(0.02, 0.9, 40, start=start)
+    _, single = mo.ravine_race(0.02, 0.9, 40, start=start)
     torch.testing.assert_close(losses[1, 1], single)
 
 
@@ -276,7 +277,7 @@ def test_closed_form_gradients_match_autograd():
     p = torch.randn(6, 2, generator=torch.Generator().manual_seed(3), dtype=F64)
     torch.testing.assert_close(cv.saddle_grad(p), gradient_of(cv.saddle_loss)(p))
     torch.testing.assert_close(
-        cv.ravine_grad(p, 7.0), gradient_of(lambda q: cv.ravine_loss(q, 7.0))(p)
+        mo.ravine_grad(p, 7.0), gradient_of(lambda q: mo.ravine_loss(q, 7.0))(p)
     )
 
 
@@ -288,8 +289,8 @@ def test_momentum_path_on_quadratic_matches_descend(nesterov):
     start = torch.tensor([[-4.0, 1.0], [2.0, -0.5]], dtype=F64)[:, None, None, :]
     lr = torch.tensor([0.005, 0.02, 0.025], dtype=F64)[:, None]
     mus = torch.tensor([0.0, 0.5, 0.9, 0.99], dtype=F64)
-    closed = cv.momentum_path_on_quadratic((1.0, 50.0), start, lr, mus, 300, nesterov=nesterov)
-    stepped = descend(cv.ravine_grad, start, lr, 300, momentum=mus, nesterov=nesterov)
+    closed = mo.momentum_path_on_quadratic((1.0, 50.0), start, lr, mus, 300, nesterov=nesterov)
+    stepped = descend(mo.ravine_grad, start, lr, 300, momentum=mus, nesterov=nesterov)
     assert closed.shape == stepped.path.shape == (2, 3, 4, 301, 2)
     torch.testing.assert_close(closed, stepped.path, rtol=1e-9, atol=1e-12)
 
@@ -297,5 +298,5 @@ def test_momentum_path_on_quadratic_matches_descend(nesterov):
 def test_momentum_path_on_quadratic_handles_step_counts_off_powers_of_two():
     start = torch.tensor([1.0], dtype=F64)
     for steps in (0, 1, 2, 3, 7, 64, 65):
-        path = cv.momentum_path_on_quadratic((2.0,), start, 0.1, 0.0, steps)
+        path = mo.momentum_path_on_quadratic((2.0,), start, 0.1, 0.0, steps)
         torch.testing.assert_close(path[:, 0], 0.8 ** torch.arange(steps + 1, dtype=F64))

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from clipkit.descent import Descent, clip_rows_by_norm, descend, gradient_of
+from clipkit.clipping import clip_by_norm
+from clipkit.descent import Descent, descend, gradient_of
 
 
 # A bent ravine: steep across (b), shallow along (w), with a w-b coupling and a non-quadratic
@@ -133,22 +134,23 @@ def test_gradient_of_gives_each_row_its_own_gradient_even_under_no_grad():
     torch.testing.assert_close(g, expected, rtol=1e-12, atol=1e-12)
 
 
-def test_clip_rows_follows_the_book_rule_row_by_row():
+def test_per_run_thresholds_follow_the_book_rule_row_by_row():
+    # descend clips with clip_by_norm's factor; per-run thresholds are a tensor max_norm.
     g = torch.tensor([[10.0, 1.0], [3.0, 4.0], [0.6, 0.8]], dtype=torch.float64)
-    clipped = clip_rows_by_norm(g, 1.0)
+    clipped = clip_by_norm(g, 1.0, dim=-1)
     torch.testing.assert_close(clipped[0], torch.tensor([10.0, 1.0]).double() / math.sqrt(101))
-    assert math.isclose(clipped[0, 0].item(), 0.995, abs_tol=5e-4)  # seed 003's numbers
-    assert math.isclose(clipped[0, 1].item(), 0.0995, abs_tol=5e-5)
     assert torch.equal(clipped[2], g[2])  # norm exactly 1 is not above 1: left alone, bit for bit
-    per_row = clip_rows_by_norm(g, torch.tensor([20.0, 2.5, 0.5], dtype=torch.float64))
+    per_row = clip_by_norm(g, torch.tensor([20.0, 2.5, 0.5], dtype=torch.float64), dim=-1)
     assert per_row.norm(dim=-1).tolist() == pytest.approx([math.sqrt(101), 2.5, 0.5])
-    torch.testing.assert_close(clip_rows_by_norm(g.T, 1.0, dim=0), clipped.T)
+    torch.testing.assert_close(clip_by_norm(g.T, 1.0, dim=0), clipped.T)
+    never = clip_by_norm(g, torch.tensor([float("inf"), 1.0, 1.0], dtype=torch.float64), dim=-1)
+    assert torch.equal(never[0], g[0])
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), torch.tensor([1.0, -2.0])])
 def test_a_threshold_that_is_no_threshold_is_refused(bad):
     with pytest.raises(ValueError, match="max_norm"):
-        clip_rows_by_norm(torch.ones(2, 2), bad)
+        clip_by_norm(torch.ones(2, 2), bad, dim=-1)
     with pytest.raises(ValueError, match="max_norm"):
         descend(lambda p: p, torch.ones(2, 2), 0.1, 3, max_norm=bad)
 
@@ -156,21 +158,6 @@ def test_a_threshold_that_is_no_threshold_is_refused(bad):
 def test_bounds_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match="bounds"):
         descend(lambda p: p, torch.ones(3, 2), 0.1, 3, bounds=[(-1, 1)])
-
-
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_clip_rows_agrees_with_clipkit_clipping_row_by_row(dtype):
-    # clip_rows_by_norm exists for per-run thresholds (a tensor max_norm); with one number it
-    # must be exactly clipkit.clipping.clip_by_norm(..., dim=-1), the same book's rule.
-    from clipkit.clipping import clip_by_norm
-
-    gen = torch.Generator().manual_seed(3)
-    g = (
-        torch.randn(64, 5, generator=gen, dtype=dtype)
-        * torch.logspace(-2, 2, 64, dtype=dtype)[:, None]
-    )
-    for v in (0.01, 1.0, 7.5):
-        torch.testing.assert_close(clip_rows_by_norm(g, v), clip_by_norm(g, v, dim=-1))
 
 
 def test_momenta_and_thresholds_are_batch_dimensions_too():

@@ -21,6 +21,7 @@ figure ``clipkit-figure`` and the readout ``clipkit-readout``.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -38,48 +39,40 @@ _SLIDER_STYLE = {"description_width": "initial"}
 _SLIDER_LAYOUT = {"width": "360px"}
 
 
-def float_slider(description: str, value: float, lo: float, hi: float, step: float, **kw):
-    """A FloatSlider with clipkit's look; ``readout_format`` etc. pass through."""
-    return ipywidgets.FloatSlider(
-        value=value,
-        min=lo,
-        max=hi,
-        step=step,
+def _styled(cls, description: str, **kw):
+    """A slider of class ``cls`` with clipkit's look: the label in full, one width for all."""
+    return cls(
         description=description,
         style=_SLIDER_STYLE,
         layout=ipywidgets.Layout(**_SLIDER_LAYOUT),
         **kw,
+    )
+
+
+def float_slider(description: str, value: float, lo: float, hi: float, step: float, **kw):
+    """A FloatSlider with clipkit's look; ``readout_format`` etc. pass through."""
+    return _styled(
+        ipywidgets.FloatSlider, description, value=value, min=lo, max=hi, step=step, **kw
     )
 
 
 def log_slider(description: str, value: float, lo: float, hi: float, **kw):
     """A FloatLogSlider from ``lo`` to ``hi`` (values, not exponents), base 10."""
-    import math
-
-    return ipywidgets.FloatLogSlider(
+    return _styled(
+        ipywidgets.FloatLogSlider,
+        description,
         value=value,
         base=10,
         min=math.log10(lo),
         max=math.log10(hi),
         step=kw.pop("step", 0.01),
-        description=description,
-        style=_SLIDER_STYLE,
-        layout=ipywidgets.Layout(**_SLIDER_LAYOUT),
         **kw,
     )
 
 
 def int_slider(description: str, value: int, lo: int, hi: int, step: int = 1, **kw):
-    return ipywidgets.IntSlider(
-        value=value,
-        min=lo,
-        max=hi,
-        step=step,
-        description=description,
-        style=_SLIDER_STYLE,
-        layout=ipywidgets.Layout(**_SLIDER_LAYOUT),
-        **kw,
-    )
+    """An IntSlider with clipkit's look."""
+    return _styled(ipywidgets.IntSlider, description, value=value, min=lo, max=hi, step=step, **kw)
 
 
 class Demo:

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from clipkit import plots
-from clipkit.curvature import (
+from clipkit.momentum import (
     RAVINE_KAPPA,
     RAVINE_START,
     SETTLE_TARGET,
@@ -102,7 +102,7 @@ class RavineDemo(Demo):
     def compute(self, lr, momentum, steps):
         start = torch.tensor(RAVINE_START, dtype=torch.float64)
         mus = torch.tensor([0.0, float(momentum)], dtype=torch.float64)
-        # The same iterates as curvature.ravine_race (which runs clipkit.descent.descend, one
+        # The same iterates as momentum.ravine_race (which runs clipkit.descent.descend, one
         # Python step at a time), from the closed form: a slider move costs a millisecond.
         path = momentum_path_on_quadratic((1.0, RAVINE_KAPPA), start, float(lr), mus, int(steps))
         path, left_at = stop_on_leaving(path, BOX)

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from clipkit import curvature as cv
+from clipkit import momentum as mo
 from clipkit.resources import data_path
 from clipkit.widgets import load_bank
 from clipkit.widgets.exponential import ExponentialDemo
@@ -128,9 +129,9 @@ def test_saddle_numbers_in_notebook_02():
 def test_ravine_state_matches_ravine_race():
     demo = RavineDemo()
     demo.update(lr=0.015, momentum=0.8, steps=120)
-    start = torch.tensor(cv.RAVINE_START, dtype=F64)
-    _, losses = cv.ravine_race(0.015, 0.8, 120, start=start)
-    settled = cv.steps_to_settle(losses).tolist()
+    start = torch.tensor(mo.RAVINE_START, dtype=F64)
+    _, losses = mo.ravine_race(0.015, 0.8, 120, start=start)
+    settled = mo.steps_to_settle(losses).tolist()
     s = demo.state
     assert s["plain_loss"] == pytest.approx(losses[0, -1].item(), rel=1e-12)
     assert s["nesterov_loss"] == pytest.approx(losses[1, -1].item(), rel=1e-12)
@@ -141,7 +142,7 @@ def test_ravine_defaults_show_nesterov_settling_first():
     s = RavineDemo().state
     assert (s["lr"], s["momentum"], s["steps"]) == (0.02, 0.9, 250)
     assert (s["plain_steps"], s["nesterov_steps"]) == (223, 72)
-    _, losses = cv.ravine_race(0.02, 0.9, 250, start=torch.tensor(cv.RAVINE_START, dtype=F64))
+    _, losses = mo.ravine_race(0.02, 0.9, 250, start=torch.tensor(mo.RAVINE_START, dtype=F64))
     falls = (losses[:, 1:] <= losses[:, :-1]).all(-1).tolist()
     assert falls == [True, False]  # plain descent's loss only falls; momentum's rings
     assert s["plain_limit"] == pytest.approx(0.04)
@@ -157,12 +158,12 @@ def test_ravine_bigger_step_nesterov_leaves_plain_settles():
 def test_ravine_closed_form_matches_descend_even_when_a_run_leaves():
     from clipkit.descent import descend
 
-    start = torch.tensor(cv.RAVINE_START, dtype=F64)
+    start = torch.tensor(mo.RAVINE_START, dtype=F64)
     for lr, mu in [(0.035, 0.9), (0.044, 0.5), (0.01, 0.99)]:
         s = RavineDemo().update(lr=lr, momentum=mu, steps=120)
-        run = descend(cv.ravine_grad, start, lr, 120, momentum=mu, nesterov=True, bounds=BOX)
+        run = descend(mo.ravine_grad, start, lr, 120, momentum=mu, nesterov=True, bounds=BOX)
         assert s["nesterov_left_at"] == run.left_at.item()
-        loss = cv.ravine_loss(run.path[-1]).item()
+        loss = mo.ravine_loss(run.path[-1]).item()
         assert s["nesterov_loss"] == pytest.approx(loss, rel=1e-9)
 
 
