@@ -7,6 +7,8 @@ notebooks and demos, which create tensors from nothing, ask :func:`default_devic
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
 
@@ -36,3 +38,19 @@ def default_device() -> torch.device:
     if mps is not None and mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the block on one CPU thread, then restore the thread count.
+
+    For many small products (a 32 x 32 recurrent net, a grid of one-unit nets): more threads
+    gain nothing there and lose a lot on a busy machine, and a chaotic run then gives the same
+    bits whatever the machine's thread count.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

@@ -23,14 +23,13 @@ run, bit for bit, on the same machine.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
 import torch
 
 from clipkit.clipping import clip_grad_norm_, get_total_norm
+from clipkit.device import one_thread
 
 SEED = 5  # the seed of the notebook's runs (see ``train``)
 LENGTH = 50  # T, the steps between the bit and the answer
@@ -40,21 +39,6 @@ RADIUS = 1.5  # spectral radius of W_rec at the start: above 1, so gradients can
 LR = 0.05  # plain SGD
 STEPS = 100
 NOISE = 0.1  # standard deviation of the inputs after the first
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run the block on one CPU thread, then restore the thread count.
-
-    The products here are small (32 x 32): more threads gain nothing and lose a lot on a busy
-    machine, and the chaotic plain run then gives the same bits whatever the thread count.
-    """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def spectral_radius(w: torch.Tensor) -> torch.Tensor:

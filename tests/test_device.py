@@ -24,3 +24,14 @@ def test_order_is_cuda_then_mps_then_cpu(monkeypatch):
     assert default_device().type == "mps"
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     assert default_device().type == "cpu"
+
+
+def test_one_thread_restores_the_count_even_after_an_error():
+    from clipkit.device import one_thread
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with one_thread():
+            assert torch.get_num_threads() == 1
+            raise RuntimeError("boom")
+    assert torch.get_num_threads() == before

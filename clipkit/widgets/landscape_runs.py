@@ -18,7 +18,7 @@ import torch
 from clipkit import plots
 from clipkit.cliffs import Landscape, figure_10_17, log_grad_norm, rnn_unit_figure
 from clipkit.descent import Descent, descend
-from clipkit.rnn import one_thread
+from clipkit.device import one_thread
 from clipkit.widgets.demo import Demo, float_slider
 
 RUNS = ("plain", "clipped")
